@@ -1,0 +1,25 @@
+//! Records the git commit the extension is built from, for the provenance of every result.
+use std::process::Command;
+
+fn main() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let commit = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(&root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    println!("cargo:rustc-env=ROUTERLAB_GIT_COMMIT={commit}");
+    // Rebuild when HEAD moves (a new commit or a checkout).
+    let git = root.join(".git");
+    println!("cargo:rerun-if-changed={}", git.join("HEAD").display());
+    if let Ok(head) = std::fs::read_to_string(git.join("HEAD"))
+        && let Some(r) = head.strip_prefix("ref: ")
+    {
+        println!("cargo:rerun-if-changed={}", git.join(r.trim()).display());
+    }
+    println!("cargo:rerun-if-env-changed=ROUTERLAB_GIT_COMMIT");
+}

@@ -1,0 +1,200 @@
+/*! The network: nodes, ports (directed links), routing and forwarding.
+
+A [`Network`] is built from a [`TopologySpec`] — a list of named nodes (hosts and switches) and
+full-duplex links, each direction with its own rate, delay, queue and impairments. Built-in
+topologies (dumbbell, …) are functions that produce a `TopologySpec`; see
+[`crate::topology`]. Hosts have exactly one link (their NIC); switches any number.
+
+Node ids, port ids and host ids are dense indices, assigned in the order of the spec, so every
+table is a `Vec` and every iteration order is deterministic.
+*/
+
+pub mod forwarding;
+pub mod packet;
+pub mod port;
+pub mod routing;
+
+use crate::ids::{HostId, NodeId, PortId};
+use crate::qdisc::QueueSpec;
+use crate::rng::{SimRng, StreamId};
+use crate::units::{Rate, SimTime};
+use forwarding::{Forwarder, ForwardingPolicy};
+use port::Port;
+use routing::RoutingTable;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Host,
+    Switch,
+}
+
+/// One direction of a link, as specified.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DirSpec {
+    pub rate: Rate,
+    pub delay: SimTime,
+    pub queue: QueueSpec,
+    /// Independent random loss probability (0 = none).
+    pub loss: f64,
+    /// Per-packet link-layer overhead in bytes (0 = count the IP datagram only).
+    pub framing_bytes: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeSpec {
+    pub name: String,
+    pub kind: NodeKind,
+    pub forwarding: ForwardingPolicy,
+}
+
+/// A full-duplex link between nodes `a` and `b` (indices into the node list).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSpec {
+    pub a: usize,
+    pub b: usize,
+    pub a_to_b: DirSpec,
+    pub b_to_a: DirSpec,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct TopologySpec {
+    pub nodes: Vec<NodeSpec>,
+    pub links: Vec<LinkSpec>,
+}
+
+impl TopologySpec {
+    pub fn add_node(&mut self, name: impl Into<String>, kind: NodeKind) -> usize {
+        self.nodes.push(NodeSpec {
+            name: name.into(),
+            kind,
+            forwarding: ForwardingPolicy::default(),
+        });
+        self.nodes.len() - 1
+    }
+    pub fn add_link(&mut self, a: usize, b: usize, a_to_b: DirSpec, b_to_a: DirSpec) {
+        self.links.push(LinkSpec {
+            a,
+            b,
+            a_to_b,
+            b_to_a,
+        });
+    }
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+    pub fn hosts(&self) -> impl Iterator<Item = (usize, &NodeSpec)> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.kind == NodeKind::Host)
+    }
+}
+
+#[derive(Debug)]
+pub struct Node {
+    pub name: String,
+    pub kind: NodeKind,
+    /// Egress ports.
+    pub ports: Vec<PortId>,
+    pub host: Option<HostId>,
+    pub forwarder: Forwarder,
+}
+
+#[derive(Debug)]
+pub struct Network {
+    pub nodes: Vec<Node>,
+    pub ports: Vec<Port>,
+    /// Host id → node.
+    pub hosts: Vec<NodeId>,
+    /// Host id → its NIC (egress) port.
+    pub host_nic: Vec<PortId>,
+    pub routes: RoutingTable,
+    /// Port names, `"a->b"`.
+    pub port_names: Vec<String>,
+}
+
+impl Network {
+    /// Build the network. The spec must be valid (see `scenario` validation): every host has
+    /// exactly one link.
+    pub fn build(spec: &TopologySpec, seed: u64) -> Network {
+        let mut nodes: Vec<Node> = Vec::with_capacity(spec.nodes.len());
+        let mut hosts = Vec::new();
+        for (i, n) in spec.nodes.iter().enumerate() {
+            let host = (n.kind == NodeKind::Host).then(|| {
+                hosts.push(NodeId(i as u32));
+                HostId(hosts.len() as u32 - 1)
+            });
+            nodes.push(Node {
+                name: n.name.clone(),
+                kind: n.kind,
+                ports: Vec::new(),
+                host,
+                forwarder: Forwarder::new(
+                    n.forwarding,
+                    SimRng::new(seed, StreamId::Forwarding(i as u32)),
+                ),
+            });
+        }
+        let mut ports = Vec::with_capacity(spec.links.len() * 2);
+        let mut port_names = Vec::with_capacity(spec.links.len() * 2);
+        for l in &spec.links {
+            for (from, to, d) in [(l.a, l.b, &l.a_to_b), (l.b, l.a, &l.b_to_a)] {
+                let id = PortId(ports.len() as u32);
+                let qdisc = d.queue.build(SimRng::new(seed, StreamId::Qdisc(id.0)));
+                ports.push(Port::new(
+                    id,
+                    NodeId(from as u32),
+                    NodeId(to as u32),
+                    d.rate,
+                    d.delay,
+                    d.framing_bytes,
+                    d.loss,
+                    qdisc,
+                    SimRng::new(seed, StreamId::LinkLoss(id.0)),
+                ));
+                nodes[from].ports.push(id);
+                port_names.push(format!(
+                    "{}->{}",
+                    spec.nodes[from].name, spec.nodes[to].name
+                ));
+            }
+        }
+        let host_nic = hosts.iter().map(|n| nodes[n.idx()].ports[0]).collect();
+        let node_ports: Vec<Vec<PortId>> = nodes.iter().map(|n| n.ports.clone()).collect();
+        let routes = RoutingTable::build(&node_ports, &ports, &hosts);
+        Network {
+            nodes,
+            ports,
+            hosts,
+            host_nic,
+            routes,
+            port_names,
+        }
+    }
+
+    /// Recompute routes after a link changed state.
+    pub fn recompute_routes(&mut self) {
+        let node_ports: Vec<Vec<PortId>> = self.nodes.iter().map(|n| n.ports.clone()).collect();
+        self.routes = RoutingTable::build(&node_ports, &self.ports, &self.hosts);
+    }
+
+    pub fn host_name(&self, h: HostId) -> &str {
+        &self.nodes[self.hosts[h.idx()].idx()].name
+    }
+
+    /// The port from node `a` to node `b`, if they are linked.
+    pub fn port_between(&self, a: NodeId, b: NodeId) -> Option<PortId> {
+        self.nodes[a.idx()]
+            .ports
+            .iter()
+            .copied()
+            .find(|p| self.ports[p.idx()].to == b)
+    }
+
+    pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
+        self.nodes
+            .iter()
+            .position(|n| n.name == name)
+            .map(|i| NodeId(i as u32))
+    }
+}

@@ -1,0 +1,344 @@
+//! Packets: the header fields the mechanisms read and write, kept apart from simulator metadata,
+//! and the arena that owns every live packet.
+//!
+//! A [`Packet`] is a *representation* (smoltcp's `Repr` style): plain fields, no bytes. Bytes
+//! exist only at the edges (the pcap writer). Header fields are the ones real routers see —
+//! IPv4 id, ToS (DSCP + ECN), DF/MF, fragment offset, total length; TCP ports, seq/ack, flags,
+//! window, SACK blocks, options. [`PacketMeta`] holds what the simulator knows but a router
+//! could not (which endpoint a packet is for, when it was created); mechanisms must not base
+//! decisions on it, except where noted.
+//!
+//! Sequence numbers are 64-bit and start at 0 (the SYN); they never wrap in a simulation. The
+//! pcap writer maps them onto 32-bit wire values.
+//!
+//! Packets live in a [`PacketPool`] and are passed by [`PacketId`]; freed slots are reused, so
+//! the hot path does not allocate.
+
+use crate::ids::{ConnId, EpId, HostId, PacketId};
+use crate::units::SimTime;
+
+pub const IPV4_HEADER_BYTES: u32 = 20;
+pub const TCP_HEADER_BYTES: u32 = 20;
+pub const UDP_HEADER_BYTES: u32 = 8;
+pub const PROTO_TCP: u8 = 6;
+pub const PROTO_UDP: u8 = 17;
+/// Largest number of SACK blocks that fit the TCP option space without timestamps (RFC 2018).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// The two ECN bits of the IPv4 ToS byte (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+#[repr(u8)]
+pub enum Ecn {
+    #[default]
+    NotEct = 0b00,
+    Ect1 = 0b01,
+    Ect0 = 0b10,
+    Ce = 0b11,
+}
+
+impl Ecn {
+    pub fn from_bits(b: u8) -> Ecn {
+        match b & 0b11 {
+            0b00 => Ecn::NotEct,
+            0b01 => Ecn::Ect1,
+            0b10 => Ecn::Ect0,
+            _ => Ecn::Ce,
+        }
+    }
+    pub fn is_ect(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
+/// TCP flags, as in the header's flags byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub struct TcpFlags(pub u8);
+
+impl TcpFlags {
+    pub const FIN: TcpFlags = TcpFlags(0x01);
+    pub const SYN: TcpFlags = TcpFlags(0x02);
+    pub const RST: TcpFlags = TcpFlags(0x04);
+    pub const PSH: TcpFlags = TcpFlags(0x08);
+    pub const ACK: TcpFlags = TcpFlags(0x10);
+    pub const ECE: TcpFlags = TcpFlags(0x40);
+    pub const CWR: TcpFlags = TcpFlags(0x80);
+
+    #[inline]
+    pub fn has(self, f: TcpFlags) -> bool {
+        self.0 & f.0 == f.0
+    }
+    #[inline]
+    pub fn with(self, f: TcpFlags) -> TcpFlags {
+        TcpFlags(self.0 | f.0)
+    }
+}
+
+/// A SACK block: the half-open sequence range `[left, right)` received out of order.
+/// A CP PACK is carried the same way with the edges swapped (left > right).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub struct SackBlock {
+    pub left: u64,
+    pub right: u64,
+}
+
+/// Up to [`MAX_SACK_BLOCKS`] blocks, most recent first (RFC 2018 §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub struct SackList {
+    blocks: [SackBlock; MAX_SACK_BLOCKS],
+    len: u8,
+}
+
+impl SackList {
+    pub fn new() -> SackList {
+        SackList::default()
+    }
+    pub fn push(&mut self, b: SackBlock) -> bool {
+        if (self.len as usize) < MAX_SACK_BLOCKS {
+            self.blocks[self.len as usize] = b;
+            self.len += 1;
+            true
+        } else {
+            false
+        }
+    }
+    pub fn as_slice(&self) -> &[SackBlock] {
+        &self.blocks[..self.len as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+/// IPv4 header fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Ipv4Header {
+    pub src: HostId,
+    pub dst: HostId,
+    pub id: u16,
+    /// DSCP (high 6 bits) and ECN (low 2 bits).
+    pub tos: u8,
+    pub dont_fragment: bool,
+    pub more_fragments: bool,
+    /// Fragment offset in units of 8 bytes.
+    pub frag_offset: u16,
+    /// Total length of this datagram or fragment, header included.
+    pub total_len: u16,
+    pub protocol: u8,
+    pub ttl: u8,
+}
+
+impl Ipv4Header {
+    #[inline]
+    pub fn ecn(&self) -> Ecn {
+        Ecn::from_bits(self.tos)
+    }
+    #[inline]
+    pub fn set_ecn(&mut self, e: Ecn) {
+        self.tos = (self.tos & !0b11) | e as u8;
+    }
+    /// True for any fragment, leading or not.
+    #[inline]
+    pub fn is_fragment(&self) -> bool {
+        self.more_fragments || self.frag_offset != 0
+    }
+}
+
+/// TCP header fields plus the length of the payload the segment carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TcpSegment {
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub seq: u64,
+    pub ack: u64,
+    pub flags: TcpFlags,
+    /// Advertised receive window in bytes (window scaling is implied, not modelled).
+    pub window: u32,
+    /// MSS option (SYN only); 0 when absent.
+    pub mss: u16,
+    /// SACK-permitted option (SYN only).
+    pub sack_permitted: bool,
+    pub sack: SackList,
+    /// Bytes of payload.
+    pub payload_len: u32,
+}
+
+impl TcpSegment {
+    /// Header length including options, padded to 4 bytes (RFC 793, 2018, 6691).
+    pub fn header_len(&self) -> u32 {
+        let mut opts = 0;
+        if self.mss != 0 {
+            opts += 4;
+        }
+        if self.sack_permitted {
+            opts += 2;
+        }
+        if !self.sack.is_empty() {
+            opts += 2 + 8 * self.sack.len() as u32;
+        }
+        TCP_HEADER_BYTES + opts.div_ceil(4) * 4
+    }
+    /// Sequence space the segment occupies: payload, plus one for SYN and for FIN.
+    pub fn seq_len(&self) -> u64 {
+        self.payload_len as u64
+            + self.flags.has(TcpFlags::SYN) as u64
+            + self.flags.has(TcpFlags::FIN) as u64
+    }
+}
+
+/// What the simulator knows about a packet beyond its headers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PacketMeta {
+    /// The connection (flow) the packet belongs to.
+    pub conn: ConnId,
+    /// The endpoint it is delivered to: stands in for the receiving host's socket lookup.
+    pub dst_ep: EpId,
+    /// Hash of the 5-tuple, computed once by the sender (forwarding salts it per switch).
+    pub flow_hash: u32,
+    /// When the sending endpoint emitted it.
+    pub created_at: SimTime,
+    /// When it entered the queue it is in now (for sojourn times).
+    pub enqueued_at: SimTime,
+    /// Links crossed so far.
+    pub hops: u8,
+    /// CP: the payload was cut off by a switch; only the headers travel on.
+    pub cut: bool,
+    /// Not a TCP endpoint's packet (constant-bit-rate cross traffic): no endpoint to deliver to.
+    pub unbound: bool,
+}
+
+/// A packet in flight: headers and metadata.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Packet {
+    pub ip: Ipv4Header,
+    pub tcp: TcpSegment,
+    pub meta: PacketMeta,
+}
+
+impl Packet {
+    /// Bytes on the wire at the IP layer (the datagram or fragment length).
+    #[inline]
+    pub fn ip_len(&self) -> u32 {
+        self.ip.total_len as u32
+    }
+    /// True if this packet carries the TCP header (unfragmented, or the leading fragment).
+    #[inline]
+    pub fn has_l4_header(&self) -> bool {
+        self.ip.frag_offset == 0
+    }
+}
+
+/// The arena of live packets. Slots are reused through a free list.
+#[derive(Default, Debug)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: usize,
+    peak_live: usize,
+}
+
+impl PacketPool {
+    pub fn new() -> PacketPool {
+        PacketPool {
+            slots: Vec::with_capacity(4096),
+            free: Vec::with_capacity(4096),
+            live: 0,
+            peak_live: 0,
+        }
+    }
+
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        self.live += 1;
+        if self.live > self.peak_live {
+            self.peak_live = self.live;
+        }
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                PacketId(i)
+            }
+            None => {
+                self.slots.push(p);
+                PacketId(self.slots.len() as u32 - 1)
+            }
+        }
+    }
+
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
+        debug_assert!(self.live > 0);
+        self.live -= 1;
+        self.free.push(id.0);
+    }
+
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id.idx()]
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.idx()]
+    }
+
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    pub fn peak_live(&self) -> usize {
+        self.peak_live
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_reuses_freed_slots() {
+        let mut pool = PacketPool::new();
+        let a = pool.alloc(Packet::default());
+        let b = pool.alloc(Packet::default());
+        pool.free(a);
+        let c = pool.alloc(Packet::default());
+        assert_eq!(c, a);
+        assert_ne!(b, c);
+        assert_eq!(pool.live(), 2);
+        assert_eq!(pool.peak_live(), 2);
+    }
+
+    #[test]
+    fn tcp_header_length_counts_options() {
+        let mut s = TcpSegment::default();
+        assert_eq!(s.header_len(), 20);
+        s.mss = 1460;
+        s.sack_permitted = true;
+        assert_eq!(s.header_len(), 28); // 4 + 2 -> padded to 8
+        let mut a = TcpSegment::default();
+        a.sack.push(SackBlock { left: 1, right: 2 });
+        assert_eq!(a.header_len(), 32); // 10 -> 12
+        for _ in 0..3 {
+            a.sack.push(SackBlock { left: 1, right: 2 });
+        }
+        assert_eq!(a.header_len(), 56); // 34 -> 36
+    }
+
+    #[test]
+    fn ecn_bits_roundtrip() {
+        let mut h = Ipv4Header {
+            tos: 0b1010_1000,
+            ..Default::default()
+        };
+        h.set_ecn(Ecn::Ce);
+        assert_eq!(h.ecn(), Ecn::Ce);
+        assert_eq!(h.tos >> 2, 0b101010);
+        h.set_ecn(Ecn::Ect0);
+        assert_eq!(h.ecn(), Ecn::Ect0);
+    }
+}

@@ -1,0 +1,203 @@
+//! A port: one direction of a full-duplex link — its queue, its transmitter and its pipe.
+//!
+//! ```text
+//!   arrival ──▶ [ qdisc ] ──dequeue──▶ transmitter ──(serialization)──▶ pipe ──(delay)──▶ far node
+//! ```
+//! The transmitter holds at most one packet; when it finishes (`TxDone`) the packet enters the
+//! pipe, which is a FIFO because every packet on a link takes the same propagation delay, so
+//! only the head of the pipe needs a pending `Arrive` event. A busy port therefore has at most
+//! two events in the queue, whatever the number of packets it holds.
+//!
+//! Serialization time counts the IP datagram plus the link's framing overhead (default 0;
+//! `"38B"` models Ethernet's header, FCS, preamble and inter-frame gap).
+
+use std::collections::VecDeque;
+
+use crate::engine::{Event, EventQueue};
+use crate::ids::{NodeId, PacketId, PortId};
+use crate::net::packet::PacketPool;
+use crate::qdisc::{AnyQdisc, DropCause, Qdisc, Verdict};
+use crate::rng::SimRng;
+use crate::units::{Rate, SimTime};
+
+/// Counters of a port's transmitter and link.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PortStats {
+    pub tx_packets: u64,
+    /// IP bytes sent (framing excluded).
+    pub tx_bytes: u64,
+    /// Time the transmitter was busy.
+    pub busy: SimTime,
+    pub link_losses: u64,
+    pub link_down_drops: u64,
+}
+
+#[derive(Debug)]
+pub struct Port {
+    pub id: PortId,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: SimTime,
+    pub framing_bytes: u32,
+    /// Independent random loss probability per packet (an impairment).
+    pub loss: f64,
+    pub up: bool,
+    pub qdisc: AnyQdisc,
+    tx: Option<PacketId>,
+    pipe: VecDeque<(SimTime, PacketId)>,
+    /// Packets a dequeue-side stage dropped, drained by the caller.
+    drops: Vec<(PacketId, DropCause)>,
+    loss_rng: SimRng,
+    pub stats: PortStats,
+}
+
+impl Port {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: PortId,
+        from: NodeId,
+        to: NodeId,
+        rate: Rate,
+        delay: SimTime,
+        framing_bytes: u32,
+        loss: f64,
+        qdisc: AnyQdisc,
+        loss_rng: SimRng,
+    ) -> Port {
+        Port {
+            id,
+            from,
+            to,
+            rate,
+            delay,
+            framing_bytes,
+            loss,
+            up: true,
+            qdisc,
+            tx: None,
+            pipe: VecDeque::new(),
+            drops: Vec::new(),
+            loss_rng,
+            stats: PortStats::default(),
+        }
+    }
+
+    /// Packets waiting in the queue (not counting the one being transmitted).
+    pub fn queue_packets(&self) -> usize {
+        self.qdisc.len_packets()
+    }
+    pub fn queue_bytes(&self) -> u64 {
+        self.qdisc.len_bytes()
+    }
+    pub fn is_busy(&self) -> bool {
+        self.tx.is_some()
+    }
+    /// Packets on the wire.
+    pub fn in_pipe(&self) -> usize {
+        self.pipe.len()
+    }
+
+    /// Offer a packet. Packets the port lets go of are passed to `dropped`, which must free them.
+    #[inline]
+    pub fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        events: &mut EventQueue,
+        dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
+    ) {
+        if !self.up {
+            self.stats.link_down_drops += 1;
+            dropped(pkt, DropCause::LinkDown, pool);
+            return;
+        }
+        match self.qdisc.enqueue(now, pkt, pool) {
+            Verdict::Enqueued => {}
+            Verdict::Dropped(p, cause) => dropped(p, cause, pool),
+            Verdict::Cut(_, _) => {} // the cut packet is queued; the qdisc counted the cut
+            Verdict::PushedOut(victim, cause) => dropped(victim, cause, pool),
+        }
+        if self.tx.is_none() {
+            self.start_tx(now, pool, events, dropped);
+        }
+    }
+
+    /// Take the next packet from the queue onto the transmitter, if any.
+    fn start_tx(
+        &mut self,
+        now: SimTime,
+        pool: &mut PacketPool,
+        events: &mut EventQueue,
+        dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
+    ) {
+        debug_assert!(self.tx.is_none());
+        let next = self.qdisc.dequeue(now, pool, &mut self.drops);
+        for (p, cause) in self.drops.drain(..) {
+            dropped(p, cause, pool);
+        }
+        if let Some(p) = next {
+            let wire = pool.get(p).ip_len() as u64 + self.framing_bytes as u64;
+            let t = self.rate.tx_time(wire);
+            self.tx = Some(p);
+            self.stats.busy += t;
+            events.push(now + t, Event::TxDone(self.id));
+        }
+    }
+
+    /// The transmitter finished: put the packet on the wire and start the next one.
+    #[inline]
+    pub fn on_tx_done(
+        &mut self,
+        now: SimTime,
+        pool: &mut PacketPool,
+        events: &mut EventQueue,
+        dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
+    ) {
+        let p = self.tx.take().expect("TxDone without a packet");
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += pool.get(p).ip_len() as u64;
+        if !self.up {
+            self.stats.link_down_drops += 1;
+            dropped(p, DropCause::LinkDown, pool);
+        } else if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
+            self.stats.link_losses += 1;
+            dropped(p, DropCause::LinkLoss, pool);
+        } else {
+            let at = now + self.delay;
+            if self.pipe.is_empty() {
+                events.push(at, Event::Arrive(self.id));
+            }
+            self.pipe.push_back((at, p));
+        }
+        self.start_tx(now, pool, events, dropped);
+    }
+
+    /// The head of the pipe reached the far end: hand it over and schedule the next arrival.
+    #[inline]
+    pub fn on_arrive(&mut self, events: &mut EventQueue) -> PacketId {
+        let (_, p) = self.pipe.pop_front().expect("Arrive with an empty pipe");
+        if let Some(&(at, _)) = self.pipe.front() {
+            events.push(at, Event::Arrive(self.id));
+        }
+        p
+    }
+
+    /// Take the link down: everything queued or on the wire is lost.
+    pub fn set_down(
+        &mut self,
+        now: SimTime,
+        pool: &mut PacketPool,
+        dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
+    ) {
+        self.up = false;
+        while let Some(p) = self.qdisc.dequeue(now, pool, &mut self.drops) {
+            self.stats.link_down_drops += 1;
+            dropped(p, DropCause::LinkDown, pool);
+        }
+        for (p, cause) in self.drops.drain(..) {
+            dropped(p, cause, pool);
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! DropTail: a FIFO that refuses arrivals once full.
+//!
+//! Parameters
+//! - `limit`: capacity in packets (`"100pkts"`) or in bytes (`"150KB"`); no default — a
+//!   scenario always states its buffer.
+//! - `ecn_threshold` (optional): DCTCP-style marking — an ECN-capable arrival that finds the
+//!   instantaneous queue at or above K (packets or bytes, like `limit`) is marked CE instead of
+//!   being left alone (RFC 8257 §3.1; Alizadeh et al., "Data Center TCP", SIGCOMM 2010).
+//!   Arrivals that are not ECN-capable are unaffected. Overflow still drops.
+//!
+//! Counters: enqueued, dequeued, overflow drops, ECN marks, high-water mark.
+
+use std::collections::VecDeque;
+
+use super::{DropCause, Qdisc, QdiscStats, Verdict};
+use crate::ids::PacketId;
+use crate::net::packet::{Ecn, PacketPool};
+use crate::units::{SimTime, Size};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DropTailParams {
+    pub limit: Size,
+    pub ecn_threshold: Option<Size>,
+}
+
+#[derive(Debug)]
+pub struct DropTail {
+    params: DropTailParams,
+    fifo: VecDeque<PacketId>,
+    bytes: u64,
+    stats: QdiscStats,
+}
+
+impl DropTail {
+    pub fn new(params: DropTailParams) -> DropTail {
+        let cap = match params.limit {
+            Size::Packets(n) => n as usize,
+            Size::Bytes(b) => (b / 64) as usize,
+        };
+        DropTail {
+            params,
+            fifo: VecDeque::with_capacity(cap.min(1 << 16)),
+            bytes: 0,
+            stats: QdiscStats::default(),
+        }
+    }
+
+    /// Would `len` more bytes (one more packet) exceed `size`?
+    fn exceeds(&self, size: Size, len: u64) -> bool {
+        match size {
+            Size::Packets(n) => self.fifo.len() as u64 + 1 > n,
+            Size::Bytes(b) => self.bytes + len > b,
+        }
+    }
+
+    fn at_or_above(&self, size: Size) -> bool {
+        match size {
+            Size::Packets(n) => self.fifo.len() as u64 >= n,
+            Size::Bytes(b) => self.bytes >= b,
+        }
+    }
+}
+
+impl Qdisc for DropTail {
+    fn enqueue(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict {
+        let p = pool.get_mut(pkt);
+        let len = p.ip_len() as u64;
+        if self.exceeds(self.params.limit, len) {
+            self.stats.count_drop(DropCause::Overflow);
+            return Verdict::Dropped(pkt, DropCause::Overflow);
+        }
+        if let Some(k) = self.params.ecn_threshold
+            && p.ip.ecn().is_ect()
+            && self.at_or_above(k)
+        {
+            p.ip.set_ecn(Ecn::Ce);
+            self.stats.ecn_marks += 1;
+        }
+        p.meta.enqueued_at = now;
+        self.fifo.push_back(pkt);
+        self.bytes += len;
+        self.stats.enqueued += 1;
+        self.stats.note_occupancy(self.fifo.len(), self.bytes);
+        Verdict::Enqueued
+    }
+
+    fn dequeue(
+        &mut self,
+        _now: SimTime,
+        pool: &mut PacketPool,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Option<PacketId> {
+        let pkt = self.fifo.pop_front()?;
+        self.bytes -= pool.get(pkt).ip_len() as u64;
+        self.stats.dequeued += 1;
+        Some(pkt)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::Packet;
+
+    fn pkt(pool: &mut PacketPool, len: u16, ecn: Ecn) -> PacketId {
+        let mut p = Packet::default();
+        p.ip.total_len = len;
+        p.ip.set_ecn(ecn);
+        pool.alloc(p)
+    }
+
+    #[test]
+    fn packet_limit_drops_the_arrival_when_full() {
+        let mut pool = PacketPool::new();
+        let mut q = DropTail::new(DropTailParams {
+            limit: Size::Packets(2),
+            ecn_threshold: None,
+        });
+        let a = pkt(&mut pool, 1500, Ecn::NotEct);
+        let b = pkt(&mut pool, 1500, Ecn::NotEct);
+        let c = pkt(&mut pool, 40, Ecn::NotEct);
+        assert_eq!(q.enqueue(SimTime(0), a, &mut pool), Verdict::Enqueued);
+        assert_eq!(q.enqueue(SimTime(0), b, &mut pool), Verdict::Enqueued);
+        assert_eq!(
+            q.enqueue(SimTime(0), c, &mut pool),
+            Verdict::Dropped(c, DropCause::Overflow)
+        );
+        let mut drops = Vec::new();
+        assert_eq!(q.dequeue(SimTime(1), &mut pool, &mut drops), Some(a));
+        assert_eq!(q.len_bytes(), 1500);
+        assert_eq!(q.stats().drops[DropCause::Overflow as usize], 1);
+        assert_eq!(q.stats().high_water_packets, 2);
+    }
+
+    #[test]
+    fn byte_limit_counts_bytes() {
+        let mut pool = PacketPool::new();
+        let mut q = DropTail::new(DropTailParams {
+            limit: Size::Bytes(3000),
+            ecn_threshold: None,
+        });
+        let a = pkt(&mut pool, 1500, Ecn::NotEct);
+        let b = pkt(&mut pool, 1460, Ecn::NotEct);
+        let c = pkt(&mut pool, 41, Ecn::NotEct);
+        let d = pkt(&mut pool, 40, Ecn::NotEct);
+        assert_eq!(q.enqueue(SimTime(0), a, &mut pool), Verdict::Enqueued);
+        assert_eq!(q.enqueue(SimTime(0), b, &mut pool), Verdict::Enqueued);
+        assert!(matches!(
+            q.enqueue(SimTime(0), c, &mut pool),
+            Verdict::Dropped(..)
+        ));
+        assert_eq!(q.enqueue(SimTime(0), d, &mut pool), Verdict::Enqueued);
+    }
+
+    #[test]
+    fn threshold_marks_ect_arrivals_only() {
+        let mut pool = PacketPool::new();
+        let k = Size::Packets(1);
+        let mut q = DropTail::new(DropTailParams {
+            limit: Size::Packets(10),
+            ecn_threshold: Some(k),
+        });
+        let first = pkt(&mut pool, 1500, Ecn::Ect0);
+        let second = pkt(&mut pool, 1500, Ecn::Ect0);
+        let legacy = pkt(&mut pool, 1500, Ecn::NotEct);
+        q.enqueue(SimTime(0), first, &mut pool);
+        q.enqueue(SimTime(0), second, &mut pool);
+        q.enqueue(SimTime(0), legacy, &mut pool);
+        assert_eq!(pool.get(first).ip.ecn(), Ecn::Ect0, "queue was below K");
+        assert_eq!(pool.get(second).ip.ecn(), Ecn::Ce, "queue at K");
+        assert_eq!(pool.get(legacy).ip.ecn(), Ecn::NotEct, "not ECN-capable");
+        assert_eq!(q.stats().ecn_marks, 1);
+    }
+}

@@ -1,0 +1,226 @@
+/*! Queue disciplines: what a port does with packets waiting for its link.
+
+A qdisc is `enqueue(now, pkt) -> Verdict` and `dequeue(now) -> Option<pkt>`. A verdict says what
+happened to the arriving packet and hands back any packet the qdisc let go of, with the cause
+(Click's rule: a drop is routable, never silent), so the port can count it and free it:
+
+- `Enqueued` — queued as is;
+- `Dropped(pkt, cause)` — refused (tail drop, early drop, admission);
+- `Cut(pkt, cause)` — its payload was cut off and the header queued (CP);
+- `PushedOut(victim, cause)` — queued, and an already-queued victim evicted to make room (TAQ).
+
+Dequeue may drop too (CoDel drops at the head); such drops are pushed into the `drops` vector
+the caller passes, which the port drains and reuses.
+
+Each qdisc keeps its parameters (`Params`, whose `Default` holds documented values), its
+variables, and its counters ([`QdiscStats`]) apart, as Linux's `codel_params`/`codel_vars`/
+`codel_stats` do. Qdiscs get randomness only from the generator they were built with.
+*/
+
+mod droptail;
+
+pub use droptail::{DropTail, DropTailParams};
+
+use crate::ids::PacketId;
+use crate::net::packet::PacketPool;
+use crate::rng::SimRng;
+use crate::units::SimTime;
+
+/// Why a packet was dropped (or cut). Counted per queue, and per cause in the results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum DropCause {
+    /// The buffer was full (tail drop).
+    Overflow = 0,
+    /// An AQM chose to drop early (RED, CoDel).
+    Early = 1,
+    /// Evicted from the queue to admit another packet.
+    PushedOut = 2,
+    /// Refused by an admission stage before the queue (super-packets, TAQ admission control).
+    Admission = 3,
+    /// CP: payload cut off on overflow (the header goes on).
+    PayloadCut = 4,
+    /// CP: even the header found no room.
+    HeaderOverflow = 5,
+    /// Random loss on the link (an impairment, not congestion).
+    LinkLoss = 6,
+    /// The link was down.
+    LinkDown = 7,
+    /// No route to the destination.
+    NoRoute = 8,
+    /// The host's NIC queue was full.
+    HostQueue = 9,
+    /// DF set and the packet was too large for the link.
+    FragmentationNeeded = 10,
+}
+
+pub const DROP_CAUSES: usize = 11;
+
+impl DropCause {
+    pub const ALL: [DropCause; DROP_CAUSES] = [
+        DropCause::Overflow,
+        DropCause::Early,
+        DropCause::PushedOut,
+        DropCause::Admission,
+        DropCause::PayloadCut,
+        DropCause::HeaderOverflow,
+        DropCause::LinkLoss,
+        DropCause::LinkDown,
+        DropCause::NoRoute,
+        DropCause::HostQueue,
+        DropCause::FragmentationNeeded,
+    ];
+
+    /// Column-friendly name, used in the results (`drops_overflow`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            DropCause::Overflow => "overflow",
+            DropCause::Early => "early",
+            DropCause::PushedOut => "pushed_out",
+            DropCause::Admission => "admission",
+            DropCause::PayloadCut => "payload_cut",
+            DropCause::HeaderOverflow => "header_overflow",
+            DropCause::LinkLoss => "link_loss",
+            DropCause::LinkDown => "link_down",
+            DropCause::NoRoute => "no_route",
+            DropCause::HostQueue => "host_queue",
+            DropCause::FragmentationNeeded => "frag_needed",
+        }
+    }
+
+    /// True if the packet itself is lost. A cut packet is not: its header travels on.
+    pub fn loses_packet(self) -> bool {
+        self != DropCause::PayloadCut
+    }
+}
+
+/// The outcome of an enqueue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Enqueued,
+    Dropped(PacketId, DropCause),
+    Cut(PacketId, DropCause),
+    PushedOut(PacketId, DropCause),
+}
+
+/// Counters every qdisc keeps.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QdiscStats {
+    pub enqueued: u64,
+    pub dequeued: u64,
+    pub drops: [u64; DROP_CAUSES],
+    /// Packets marked CE instead of dropped.
+    pub ecn_marks: u64,
+    /// Largest occupancy seen, in packets and bytes.
+    pub high_water_packets: u64,
+    pub high_water_bytes: u64,
+}
+
+impl QdiscStats {
+    #[inline]
+    pub fn count_drop(&mut self, cause: DropCause) {
+        self.drops[cause as usize] += 1;
+    }
+    /// Packets lost for congestion at this queue (cuts excluded: the header still arrives).
+    pub fn total_drops(&self) -> u64 {
+        DropCause::ALL
+            .iter()
+            .filter(|c| c.loses_packet())
+            .map(|&c| self.drops[c as usize])
+            .sum()
+    }
+    #[inline]
+    pub fn note_occupancy(&mut self, packets: usize, bytes: u64) {
+        self.high_water_packets = self.high_water_packets.max(packets as u64);
+        self.high_water_bytes = self.high_water_bytes.max(bytes);
+    }
+}
+
+/// The interface every queue discipline implements.
+pub trait Qdisc {
+    /// Offer an arriving packet.
+    fn enqueue(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict;
+    /// Take the next packet to transmit; packets dropped on the way go into `drops`.
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        pool: &mut PacketPool,
+        drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Option<PacketId>;
+    fn len_packets(&self) -> usize;
+    fn len_bytes(&self) -> u64;
+    fn stats(&self) -> &QdiscStats;
+}
+
+/// Every built-in qdisc, dispatched statically; `Custom` holds a user's own (see
+/// `docs/extending.md`).
+pub enum AnyQdisc {
+    DropTail(DropTail),
+    Custom(Box<dyn Qdisc + Send + Sync>),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            AnyQdisc::DropTail($q) => $e,
+            AnyQdisc::Custom($q) => $e,
+        }
+    };
+}
+
+impl Qdisc for AnyQdisc {
+    #[inline]
+    fn enqueue(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict {
+        dispatch!(self, q => q.enqueue(now, pkt, pool))
+    }
+    #[inline]
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        pool: &mut PacketPool,
+        drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Option<PacketId> {
+        dispatch!(self, q => q.dequeue(now, pool, drops))
+    }
+    #[inline]
+    fn len_packets(&self) -> usize {
+        dispatch!(self, q => q.len_packets())
+    }
+    #[inline]
+    fn len_bytes(&self) -> u64 {
+        dispatch!(self, q => q.len_bytes())
+    }
+    fn stats(&self) -> &QdiscStats {
+        dispatch!(self, q => q.stats())
+    }
+}
+
+impl std::fmt::Debug for AnyQdisc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnyQdisc::DropTail(q) => q.fmt(f),
+            AnyQdisc::Custom(_) => f.write_str("Custom(..)"),
+        }
+    }
+}
+
+/// A queue discipline and its parameters, as a scenario specifies it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueueSpec {
+    DropTail(DropTailParams),
+}
+
+impl QueueSpec {
+    /// Build the qdisc; `rng` is the port's own stream (unused by deterministic qdiscs).
+    pub fn build(&self, _rng: SimRng) -> AnyQdisc {
+        match self {
+            QueueSpec::DropTail(p) => AnyQdisc::DropTail(DropTail::new(*p)),
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        match self {
+            QueueSpec::DropTail(_) => "droptail",
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Results of a run: one row per flow, one row per link direction, and a summary.
+//!
+//! Definitions (also in `docs/results.md`):
+//! - `start_s`: when the connection's first SYN was sent (the scheduled start if it never
+//!   started before the end of the run).
+//! - `fct_s`: from `start_s` to the arrival of the last data byte at the receiver; empty for
+//!   bulk flows and unfinished ones.
+//! - `goodput_bps`: payload bytes delivered in order to the receiver × 8, divided by the time
+//!   from `start_s` to the flow's end (its completion, or the end of the run).
+//! - `retransmissions`, `timeouts`: data retransmissions and retransmission-timer expirations
+//!   (SYN timeouts included) at the data sender.
+//! - summary `goodput_bps`: all delivered payload × 8 / simulated time; `drops`: packets lost
+//!   to queues, link losses and failed links (CP cuts excluded: the header arrives);
+//!   `jain_index`: Jain's index of `goodput_bps` over the flows that started.
+
+use super::Simulation;
+use crate::qdisc::Qdisc;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowRow {
+    pub flow_id: u32,
+    pub group: String,
+    pub src: String,
+    pub dst: String,
+    pub size_bytes: Option<u64>,
+    pub start_s: f64,
+    pub fct_s: Option<f64>,
+    pub bytes_acked: u64,
+    pub bytes_delivered: u64,
+    pub goodput_bps: f64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkRow {
+    pub link: String,
+    pub rate_bps: u64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub utilization: f64,
+    pub drops: u64,
+    pub ecn_marks: u64,
+    pub queue_high_water_packets: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    pub sim_seconds: f64,
+    pub events: u64,
+    pub packet_hops: u64,
+    pub goodput_bps: f64,
+    pub drops: u64,
+    pub jain_index: f64,
+    pub flows: u64,
+    pub flows_completed: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Results {
+    pub summary: Summary,
+    pub flows: Vec<FlowRow>,
+    pub links: Vec<LinkRow>,
+}
+
+/// Jain's fairness index, (Σx)² / (n·Σx²); 1 for an empty or all-zero set.
+pub fn jain_index(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let sum: f64 = xs.iter().sum();
+    let sq: f64 = xs.iter().map(|x| x * x).sum();
+    if xs.is_empty() || sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (n * sq)
+    }
+}
+
+pub(super) fn collect(sim: &Simulation) -> Results {
+    let now = sim.now;
+    let mut flows = Vec::with_capacity(sim.conns.len());
+    let mut started_goodputs = Vec::new();
+    let mut delivered_total = 0u64;
+    let (mut retx_total, mut to_total) = (0, 0);
+    for (i, c) in sim.conns.iter().enumerate() {
+        let snd = &sim.eps[c.sender.idx()].sock;
+        let rcv = &sim.eps[c.receiver.idx()].sock;
+        let delivered = rcv.delivered_bytes();
+        delivered_total += delivered;
+        let start = c.started.unwrap_or(c.start_at);
+        let end = c.finished.unwrap_or(now);
+        let span = end.saturating_sub(start).as_secs_f64();
+        let goodput = if c.started.is_some() && span > 0.0 {
+            delivered as f64 * 8.0 / span
+        } else {
+            0.0
+        };
+        if c.started.is_some() {
+            started_goodputs.push(goodput);
+        }
+        let st = snd.stats();
+        retx_total += st.retransmissions;
+        to_total += st.timeouts;
+        flows.push(FlowRow {
+            flow_id: i as u32,
+            group: sim
+                .groups
+                .get(c.group as usize)
+                .cloned()
+                .unwrap_or_default(),
+            src: sim.net.host_name(c.src).to_string(),
+            dst: sim.net.host_name(c.dst).to_string(),
+            size_bytes: c.size,
+            start_s: start.as_secs_f64(),
+            fct_s: c.finished.map(|f| (f - start).as_secs_f64()),
+            bytes_acked: snd.bytes_acked(),
+            bytes_delivered: delivered,
+            goodput_bps: goodput,
+            retransmissions: st.retransmissions,
+            timeouts: st.timeouts,
+        });
+    }
+    let secs = now.as_secs_f64();
+    let mut drops_total = sim.counters.no_route_drops;
+    let links = sim
+        .net
+        .ports
+        .iter()
+        .map(|p| {
+            let qs = p.qdisc.stats();
+            let drops = qs.total_drops() + p.stats.link_losses + p.stats.link_down_drops;
+            drops_total += drops;
+            LinkRow {
+                link: sim.net.port_names[p.id.idx()].clone(),
+                rate_bps: p.rate.bps(),
+                tx_packets: p.stats.tx_packets,
+                tx_bytes: p.stats.tx_bytes,
+                utilization: if now.0 > 0 {
+                    p.stats.busy.min(now).0 as f64 / now.0 as f64
+                } else {
+                    0.0
+                },
+                drops,
+                ecn_marks: qs.ecn_marks,
+                queue_high_water_packets: qs.high_water_packets,
+            }
+        })
+        .collect();
+    let summary = Summary {
+        sim_seconds: secs,
+        events: sim.counters.events,
+        packet_hops: sim.counters.packet_hops,
+        goodput_bps: if secs > 0.0 {
+            delivered_total as f64 * 8.0 / secs
+        } else {
+            0.0
+        },
+        drops: drops_total,
+        jain_index: jain_index(&started_goodputs),
+        flows: sim.conns.len() as u64,
+        flows_completed: sim.conns.iter().filter(|c| c.finished.is_some()).count() as u64,
+        retransmissions: retx_total,
+        timeouts: to_total,
+    };
+    Results {
+        summary,
+        flows,
+        links,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::jain_index;
+
+    #[test]
+    fn jain_index_bounds() {
+        assert!((jain_index(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert_eq!(jain_index(&[]), 1.0);
+    }
+}

@@ -1,0 +1,170 @@
+/*! Congestion control: how big the window is, decided by a pluggable controller.
+
+The socket owns the [`Window`] (cwnd, ssthresh, SMSS) and runs loss *recovery* (which segments
+to resend, RFC 6582 / RFC 6675); the controller decides how the window *grows* on ACKs and
+how far it *shrinks* on congestion. This mirrors Linux's split between `tcp_input.c` and the
+`tcp_congestion_ops` modules (`ssthresh`, `cong_avoid`, `cwnd_event`), with smoltcp's shape:
+hooks that take explicit times and default to doing nothing.
+
+Every hook receives `now`; no controller reads a clock or a global. Controllers defined over
+reals (CUBIC, DCTCP's α) use `f64` with `libm`, so results are the same on every platform.
+*/
+
+mod newreno;
+
+pub use newreno::NewReno;
+
+use crate::units::{Rate, SimTime};
+
+/// The congestion window, shared by the socket's recovery logic and the controller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Congestion window, bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold, bytes.
+    pub ssthresh: u64,
+    /// Sender maximum segment size, bytes.
+    pub mss: u64,
+}
+
+impl Window {
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// What an ACK that acknowledged new data tells the controller.
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    pub now: SimTime,
+    /// Bytes newly acknowledged (cumulatively).
+    pub acked_bytes: u64,
+    /// RTT measured from this ACK (None under Karn's rule).
+    pub rtt: Option<SimTime>,
+    pub srtt: Option<SimTime>,
+    pub min_rtt: Option<SimTime>,
+    /// Bytes in flight before this ACK.
+    pub in_flight: u64,
+    /// The window was the limit on sending (not the application): growth is allowed.
+    pub cwnd_limited: bool,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    /// Cumulative ACK point after this ACK, and the next sequence number to be sent (for
+    /// controllers that act once per window of data, like DCTCP).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+}
+
+/// A congestion controller. All hooks have defaults except the two that define an algorithm.
+pub trait CongestionControl {
+    /// Short name for traces and results.
+    fn name(&self) -> &'static str;
+
+    /// Grow the window on an ACK of new data outside loss recovery.
+    fn on_ack(&mut self, w: &mut Window, ack: &AckSample);
+
+    /// The slow-start threshold after a congestion event (loss detected by duplicate ACKs,
+    /// SACK, or an explicit notification), given the bytes in flight when it was detected.
+    fn ssthresh_on_loss(&mut self, w: &Window, now: SimTime, in_flight: u64) -> u64;
+
+    /// Every ACK, in or out of recovery, before any other hook (DCTCP's α estimator).
+    fn on_any_ack(&mut self, _w: &mut Window, _ack: &AckSample) {}
+
+    /// The retransmission timer expired. Default (RFC 5681 §3.1): cwnd = the loss window of
+    /// one segment; ssthresh as for a loss if `reduce`. The socket passes `reduce = false` when
+    /// the window was already reduced for this episode — a timeout during fast recovery, or a
+    /// repeated timeout — as Linux's `tcp_enter_loss` does (RFC 5681 holds ssthresh on repeated
+    /// timeouts; halving a recovery-inflated FlightSize again would overshoot).
+    fn on_rto(&mut self, w: &mut Window, now: SimTime, in_flight: u64, reduce: bool) {
+        if reduce {
+            w.ssthresh = self.ssthresh_on_loss(w, now, in_flight);
+        }
+        w.cwnd = w.mss;
+    }
+
+    /// Loss recovery ended (the recovery point was acknowledged).
+    fn on_recovery_exit(&mut self, _w: &mut Window, _now: SimTime) {}
+
+    /// ECN-Echo arrived outside recovery, at most once per window (RFC 3168 §6.1.2): reduce as
+    /// for a loss, without retransmitting. Returns true if the window was reduced (the socket
+    /// then sets CWR). Controllers with their own ECN response (DCTCP) override this.
+    fn on_ecn_echo(&mut self, w: &mut Window, now: SimTime, in_flight: u64) -> bool {
+        w.ssthresh = self.ssthresh_on_loss(w, now, in_flight);
+        w.cwnd = w.ssthresh;
+        true
+    }
+
+    /// A rate at which to pace, if the controller wants pacing.
+    fn pacing_rate(&self, _w: &Window, _srtt: Option<SimTime>) -> Option<Rate> {
+        None
+    }
+}
+
+/// Every built-in controller, dispatched statically; `Custom` holds a user's own.
+pub enum AnyCc {
+    NewReno(NewReno),
+    Custom(Box<dyn CongestionControl + Send + Sync>),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            AnyCc::NewReno($c) => $e,
+            AnyCc::Custom($c) => $e,
+        }
+    };
+}
+
+impl CongestionControl for AnyCc {
+    fn name(&self) -> &'static str {
+        dispatch!(self, c => c.name())
+    }
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, ack: &AckSample) {
+        dispatch!(self, c => c.on_ack(w, ack))
+    }
+    fn ssthresh_on_loss(&mut self, w: &Window, now: SimTime, in_flight: u64) -> u64 {
+        dispatch!(self, c => c.ssthresh_on_loss(w, now, in_flight))
+    }
+    #[inline]
+    fn on_any_ack(&mut self, w: &mut Window, ack: &AckSample) {
+        dispatch!(self, c => c.on_any_ack(w, ack))
+    }
+    fn on_rto(&mut self, w: &mut Window, now: SimTime, in_flight: u64, reduce: bool) {
+        dispatch!(self, c => c.on_rto(w, now, in_flight, reduce))
+    }
+    fn on_recovery_exit(&mut self, w: &mut Window, now: SimTime) {
+        dispatch!(self, c => c.on_recovery_exit(w, now))
+    }
+    fn on_ecn_echo(&mut self, w: &mut Window, now: SimTime, in_flight: u64) -> bool {
+        dispatch!(self, c => c.on_ecn_echo(w, now, in_flight))
+    }
+    fn pacing_rate(&self, w: &Window, srtt: Option<SimTime>) -> Option<Rate> {
+        dispatch!(self, c => c.pacing_rate(w, srtt))
+    }
+}
+
+impl std::fmt::Debug for AnyCc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which controller a flow uses, with its parameters (from the scenario).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CcConfig {
+    NewReno,
+}
+
+impl CcConfig {
+    /// Controllers that need ECN negotiated and the DCTCP-style echo.
+    pub fn wants_ecn(&self) -> bool {
+        false
+    }
+
+    pub fn build(&self) -> AnyCc {
+        match self {
+            CcConfig::NewReno => AnyCc::NewReno(NewReno::default()),
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/*! TCP as a sans-IO state machine.
+
+A [`TcpSocket`] never reads a clock and never touches a network: time comes in as an argument,
+segments come in through [`TcpSocket::on_segment`], go out through
+[`TcpSocket::poll_transmit`]'s closure, and [`TcpSocket::poll_at`] says when it next wants to
+be woken (smoltcp's shape). The simulator drives it; so could an emulator on real packets.
+
+What is modelled, with the RFCs it follows (and what is not, in `docs/tcp.md`):
+- three-way handshake with MSS, SACK-permitted and ECN negotiation; FIN close;
+- NewReno loss recovery (RFC 6582) or, when both ends permit SACK, SACK-based recovery
+  (RFC 6675), both on one scoreboard ([`scoreboard`]); limited transmit (RFC 3042);
+  configurable duplicate-ACK threshold;
+- RTO per RFC 6298 ([`rtt`]) with Karn's rule, backoff, minimum and maximum, and a separate
+  initial SYN timeout;
+- congestion control through the [`cc::CongestionControl`] trait;
+- delayed ACKs, SACK blocks and ECN echo ([`receiver`]);
+- explicit loss signals (a router or receiver naming the lost range, as CP's PACK does) enter
+  through [`TcpSocket::on_loss_signal`], the same door as duplicate ACKs and timeouts.
+*/
+
+pub mod cc;
+pub mod receiver;
+pub mod rtt;
+pub mod scoreboard;
+mod socket;
+#[cfg(test)]
+pub(crate) mod testing;
+
+pub use receiver::{DelayedAck, EcnEcho};
+pub use rtt::RtoParams;
+pub use socket::{CaState, LossSignal, Outgoing, State, TcpSocket, TcpStats};
+
+use crate::units::SimTime;
+use cc::CcConfig;
+
+/// Per-flow TCP parameters. Defaults follow the RFCs and Linux where they agree; where they
+/// differ the choice is noted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpConfig {
+    pub cc: CcConfig,
+    /// Maximum segment size (payload bytes) this end announces and uses. 1460 = a 1500-byte
+    /// Ethernet MTU less 40 bytes of IPv4 and TCP headers.
+    pub mss: u32,
+    /// Initial window in segments (RFC 6928: 10).
+    pub init_cwnd: u32,
+    /// RTO parameters. Initial 1 s (RFC 6298 §2.1); minimum 200 ms (Linux's `TCP_RTO_MIN`;
+    /// RFC 6298 says 1 s); maximum 60 s (RFC 6298 §2.5 allows a cap of at least 60 s).
+    pub rto: RtoParams,
+    /// Initial SYN / SYN-ACK retransmission timeout (RFC 6298 §2.1: 1 s), doubled per retry.
+    pub syn_rto: SimTime,
+    /// After a SYN timed out, the data RTO starts at this value (RFC 6298 §5.7: 3 s).
+    pub rto_after_syn_timeout: SimTime,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    pub dupthresh: u32,
+    /// Offer SACK (RFC 2018). Recovery is SACK-based (RFC 6675) when both ends offer it.
+    pub sack: bool,
+    /// Limited transmit (RFC 3042).
+    pub limited_transmit: bool,
+    /// Delayed ACKs; `None` acknowledges every segment.
+    pub delayed_ack: Option<DelayedAck>,
+    /// Receive buffer, advertised as the window (bytes).
+    pub rcv_buf: u64,
+    /// Negotiate ECN (RFC 3168). DCTCP turns it on itself.
+    pub ecn: bool,
+    /// Pace transmissions at the rate the controller gives (or cwnd/SRTT scaled, see
+    /// `TcpSocket::pacing_rate`).
+    pub pacing: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> TcpConfig {
+        TcpConfig {
+            cc: CcConfig::NewReno,
+            mss: 1460,
+            init_cwnd: 10,
+            rto: RtoParams {
+                initial: SimTime::from_secs(1),
+                min: SimTime::from_ms(200),
+                max: SimTime::from_secs(60),
+                granularity: SimTime::ZERO,
+            },
+            syn_rto: SimTime::from_secs(1),
+            rto_after_syn_timeout: SimTime::from_secs(3),
+            dupthresh: 3,
+            sack: false,
+            limited_transmit: true,
+            delayed_ack: None,
+            rcv_buf: 16 << 20,
+            ecn: false,
+            pacing: false,
+        }
+    }
+}

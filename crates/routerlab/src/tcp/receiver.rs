@@ -1,0 +1,457 @@
+//! The receiving half of a TCP endpoint: reassembly, acknowledgments, SACK blocks, ECN echo.
+//!
+//! - In-order data advances `rcv_nxt`; out-of-order data is kept as disjoint intervals. The
+//!   application reads in-order data at once and the advertised window is the whole buffer: it
+//!   does not shrink while holes are open (as in Linux), so duplicate ACKs keep the same window
+//!   and count as duplicates (RFC 5681 §2, condition e).
+//! - ACK policy (RFC 1122 §4.2.3.2, RFC 5681 §4.2): with delayed ACKs, acknowledge at least every
+//!   `count`-th full segment and within `timeout`; acknowledge at once a segment that is out of
+//!   order, a duplicate, or fills a hole. Without delayed ACKs, every segment is acknowledged.
+//! - SACK blocks (RFC 2018 §4): the first block holds the most recently received segment, the
+//!   others repeat the most recently reported blocks.
+//! - ECN echo: classic (RFC 3168 §6.1.3) sets ECE on every ACK from a CE arrival until a CWR
+//!   arrives; DCTCP (RFC 8257 §3.2) echoes exactly the CE state of the data acknowledged,
+//!   sending an ACK at once when that state changes so that no change is hidden by a delayed ACK.
+
+use crate::net::packet::{SackBlock, SackList};
+use crate::units::SimTime;
+
+/// How the receiver echoes congestion experienced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EcnEcho {
+    #[default]
+    Off,
+    Classic,
+    Dctcp,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DelayedAck {
+    /// Acknowledge at least every this many full-sized segments (RFC 1122: 2).
+    pub count: u32,
+    /// …and no later than this after the first unacknowledged one.
+    pub timeout: SimTime,
+}
+
+/// What the arrival of a segment means for acknowledgment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckNeed {
+    /// Nothing new to acknowledge (e.g. a pure ACK arrived).
+    None,
+    /// Acknowledge by the delayed-ACK deadline.
+    Delayed,
+    /// Acknowledge now.
+    Now,
+}
+
+#[derive(Clone, Debug)]
+pub struct Receiver {
+    /// Next sequence number expected.
+    pub rcv_nxt: u64,
+    /// Out-of-order intervals above `rcv_nxt`, sorted and disjoint.
+    ooo: Vec<SackBlock>,
+    ooo_bytes: u64,
+    /// Sequence numbers of recently received out-of-order segments, most recent first; each
+    /// stands for the interval that now contains it.
+    recent: [u64; 4],
+    recent_len: usize,
+    /// Bytes of payload delivered in order.
+    pub delivered_bytes: u64,
+    /// Sequence number of the peer's FIN, once seen.
+    pub fin_seq: Option<u64>,
+    pub fin_received: bool,
+    buf_bytes: u64,
+    delayed: Option<DelayedAck>,
+    ecn: EcnEcho,
+    /// Segments received since the last ACK was sent.
+    unacked_segs: u32,
+    ack_now: bool,
+    pub delack_at: Option<SimTime>,
+    /// Classic: echo ECE until CWR. DCTCP: CE state of the last data received.
+    ece: bool,
+    /// DCTCP: an ACK owed for the data before a CE change, with the old ECE value.
+    flush: Option<(u64, bool)>,
+    /// Duplicate segments received (data below `rcv_nxt`).
+    pub dup_segments: u64,
+}
+
+impl Receiver {
+    pub fn new(buf_bytes: u64, delayed: Option<DelayedAck>, ecn: EcnEcho) -> Receiver {
+        Receiver {
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            ooo_bytes: 0,
+            recent: [0; 4],
+            recent_len: 0,
+            delivered_bytes: 0,
+            fin_seq: None,
+            fin_received: false,
+            buf_bytes,
+            delayed,
+            ecn,
+            unacked_segs: 0,
+            ack_now: false,
+            delack_at: None,
+            ece: false,
+            flush: None,
+            dup_segments: 0,
+        }
+    }
+
+    pub fn set_ecn(&mut self, ecn: EcnEcho) {
+        self.ecn = ecn;
+    }
+
+    /// The peer's SYN was received: data starts after it.
+    pub fn on_syn(&mut self, seq: u64) {
+        self.rcv_nxt = seq + 1;
+        self.ack_now = true;
+    }
+
+    /// Advertised window.
+    pub fn window(&self) -> u32 {
+        self.buf_bytes.min(u32::MAX as u64) as u32
+    }
+
+    /// A segment occupying `[seq, seq+len)` (payload, then FIN if `fin`) arrived.
+    pub fn on_segment(
+        &mut self,
+        now: SimTime,
+        seq: u64,
+        len: u32,
+        fin: bool,
+        ce: bool,
+        cwr: bool,
+    ) -> AckNeed {
+        let len = len as u64;
+        self.update_ecn(ce, cwr, len > 0 || fin);
+        if len == 0 && !fin {
+            return AckNeed::None;
+        }
+        if fin {
+            self.fin_seq = Some(seq + len);
+        }
+        let end = seq + len;
+        let need = if end + fin as u64 <= self.rcv_nxt {
+            self.dup_segments += 1;
+            AckNeed::Now
+        } else if seq > self.rcv_nxt {
+            self.insert_ooo(seq, end);
+            AckNeed::Now
+        } else {
+            let had_holes = !self.ooo.is_empty();
+            if end > self.rcv_nxt {
+                self.delivered_bytes += end - self.rcv_nxt;
+                self.rcv_nxt = end;
+            }
+            self.pull_ooo();
+            if had_holes {
+                AckNeed::Now
+            } else {
+                AckNeed::Delayed
+            }
+        };
+        if let Some(f) = self.fin_seq
+            && self.rcv_nxt == f
+            && !self.fin_received
+        {
+            self.rcv_nxt += 1;
+            self.fin_received = true;
+            return self.need(now, AckNeed::Now);
+        }
+        self.need(now, need)
+    }
+
+    fn update_ecn(&mut self, ce: bool, cwr: bool, carries_data: bool) {
+        match self.ecn {
+            EcnEcho::Off => {}
+            EcnEcho::Classic => {
+                if cwr {
+                    self.ece = false;
+                }
+                if ce {
+                    self.ece = true;
+                }
+            }
+            EcnEcho::Dctcp => {
+                if carries_data && ce != self.ece {
+                    // RFC 8257 §3.2: acknowledge what came before the change at once, with the
+                    // old ECE value (Linux: `dctcp_ece_ack_update` sends for the prior rcv_nxt).
+                    if self.unacked_segs > 0 {
+                        self.flush = Some((self.rcv_nxt, self.ece));
+                        self.unacked_segs = 0;
+                        self.delack_at = None;
+                    }
+                    self.ece = ce;
+                }
+            }
+        }
+    }
+
+    fn need(&mut self, now: SimTime, need: AckNeed) -> AckNeed {
+        match need {
+            AckNeed::None => {}
+            AckNeed::Now => {
+                self.unacked_segs += 1;
+                self.ack_now = true;
+            }
+            AckNeed::Delayed => {
+                self.unacked_segs += 1;
+                match self.delayed {
+                    None => self.ack_now = true,
+                    Some(d) => {
+                        if self.unacked_segs >= d.count {
+                            self.ack_now = true;
+                        } else if self.delack_at.is_none() {
+                            self.delack_at = Some(now + d.timeout);
+                        }
+                    }
+                }
+            }
+        }
+        if self.ack_now { AckNeed::Now } else { need }
+    }
+
+    /// Is an ACK due at `now`?
+    pub fn ack_due(&self, now: SimTime) -> bool {
+        self.ack_now || self.delack_at.is_some_and(|t| t <= now)
+    }
+
+    /// Force an ACK at the next opportunity (e.g. to answer a retransmitted SYN-ACK).
+    pub fn request_ack(&mut self) {
+        self.ack_now = true;
+    }
+
+    /// An ACK (pure or piggybacked) was just sent.
+    pub fn on_ack_sent(&mut self) {
+        self.unacked_segs = 0;
+        self.ack_now = false;
+        self.delack_at = None;
+    }
+
+    /// DCTCP: an ACK `(ack, ece)` to send before anything else, for data preceding a CE change.
+    pub fn take_flush(&mut self) -> Option<(u64, bool)> {
+        self.flush.take()
+    }
+
+    /// ECE flag for the next ACK.
+    pub fn ece(&self) -> bool {
+        self.ece
+    }
+
+    /// SACK blocks for the next ACK, most recent first (RFC 2018).
+    pub fn sack_blocks(&self) -> SackList {
+        let mut list = SackList::new();
+        for &rep in &self.recent[..self.recent_len] {
+            if let Some(b) = self.ooo.iter().find(|b| b.left <= rep && rep < b.right)
+                && !list.as_slice().contains(b)
+            {
+                list.push(*b);
+            }
+        }
+        list
+    }
+
+    pub fn has_ooo(&self) -> bool {
+        !self.ooo.is_empty()
+    }
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo_bytes
+    }
+
+    fn insert_ooo(&mut self, left: u64, right: u64) {
+        if right > left {
+            let i = self.ooo.partition_point(|b| b.right < left);
+            let mut j = i;
+            let mut nb = SackBlock { left, right };
+            while j < self.ooo.len() && self.ooo[j].left <= right {
+                nb.left = nb.left.min(self.ooo[j].left);
+                nb.right = nb.right.max(self.ooo[j].right);
+                j += 1;
+            }
+            let removed: u64 = self.ooo[i..j].iter().map(|b| b.right - b.left).sum();
+            self.ooo.splice(i..j, [nb]);
+            self.ooo_bytes = self.ooo_bytes - removed + (nb.right - nb.left);
+        }
+        // Most recent first; drop the oldest if full.
+        let n = self.recent_len.min(self.recent.len() - 1);
+        self.recent.copy_within(0..n, 1);
+        self.recent[0] = left;
+        self.recent_len = n + 1;
+    }
+
+    /// Move intervals that `rcv_nxt` has reached into the in-order stream.
+    fn pull_ooo(&mut self) {
+        while let Some(b) = self.ooo.first().copied() {
+            if b.left > self.rcv_nxt {
+                break;
+            }
+            self.ooo.remove(0);
+            self.ooo_bytes -= b.right - b.left;
+            if b.right > self.rcv_nxt {
+                self.delivered_bytes += b.right - self.rcv_nxt;
+                self.rcv_nxt = b.right;
+            }
+        }
+        // Forget recency entries now below rcv_nxt.
+        let mut k = 0;
+        for i in 0..self.recent_len {
+            if self.recent[i] >= self.rcv_nxt {
+                self.recent[k] = self.recent[i];
+                k += 1;
+            }
+        }
+        self.recent_len = k;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rx(delayed: Option<DelayedAck>) -> Receiver {
+        let mut r = Receiver::new(1 << 20, delayed, EcnEcho::Off);
+        r.on_syn(0);
+        r.on_ack_sent();
+        r
+    }
+
+    const DA: DelayedAck = DelayedAck {
+        count: 2,
+        timeout: SimTime::from_ms(40),
+    };
+
+    #[test]
+    fn in_order_without_delayed_acks_acks_every_segment() {
+        let mut r = rx(None);
+        assert_eq!(
+            r.on_segment(SimTime(0), 1, 100, false, false, false),
+            AckNeed::Now
+        );
+        assert_eq!(r.rcv_nxt, 101);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_or_timeout() {
+        let mut r = rx(Some(DA));
+        assert_eq!(
+            r.on_segment(SimTime(0), 1, 100, false, false, false),
+            AckNeed::Delayed
+        );
+        assert_eq!(r.delack_at, Some(SimTime::from_ms(40)));
+        assert!(!r.ack_due(SimTime::from_ms(39)));
+        assert!(r.ack_due(SimTime::from_ms(40)));
+        assert_eq!(
+            r.on_segment(SimTime(1), 101, 100, false, false, false),
+            AckNeed::Now
+        );
+        r.on_ack_sent();
+        assert!(r.delack_at.is_none());
+    }
+
+    #[test]
+    fn out_of_order_is_acked_at_once_with_sack_blocks_most_recent_first() {
+        let mut r = rx(Some(DA));
+        assert_eq!(
+            r.on_segment(SimTime(0), 201, 100, false, false, false),
+            AckNeed::Now
+        );
+        assert_eq!(
+            r.on_segment(SimTime(0), 501, 100, false, false, false),
+            AckNeed::Now
+        );
+        let s = r.sack_blocks();
+        assert_eq!(
+            s.as_slice(),
+            &[
+                SackBlock {
+                    left: 501,
+                    right: 601
+                },
+                SackBlock {
+                    left: 201,
+                    right: 301
+                }
+            ]
+        );
+        // Extending the older block brings it to the front.
+        r.on_segment(SimTime(0), 301, 100, false, false, false);
+        assert_eq!(
+            r.sack_blocks().as_slice()[0],
+            SackBlock {
+                left: 201,
+                right: 401
+            }
+        );
+        assert_eq!(r.ooo_bytes(), 300);
+        // Filling the hole delivers everything contiguous.
+        assert_eq!(
+            r.on_segment(SimTime(0), 1, 200, false, false, false),
+            AckNeed::Now
+        );
+        assert_eq!(r.rcv_nxt, 401);
+        assert_eq!(r.delivered_bytes, 400);
+        assert_eq!(
+            r.sack_blocks().as_slice(),
+            &[SackBlock {
+                left: 501,
+                right: 601
+            }]
+        );
+    }
+
+    #[test]
+    fn duplicate_is_acked_at_once_and_counted() {
+        let mut r = rx(Some(DA));
+        r.on_segment(SimTime(0), 1, 100, false, false, false);
+        r.on_ack_sent();
+        assert_eq!(
+            r.on_segment(SimTime(0), 1, 100, false, false, false),
+            AckNeed::Now
+        );
+        assert_eq!(r.dup_segments, 1);
+    }
+
+    #[test]
+    fn fin_consumes_a_sequence_number() {
+        let mut r = rx(None);
+        r.on_segment(SimTime(0), 1, 100, true, false, false);
+        assert!(r.fin_received);
+        assert_eq!(r.rcv_nxt, 102);
+        assert_eq!(r.delivered_bytes, 100);
+    }
+
+    #[test]
+    fn classic_ecn_echoes_until_cwr() {
+        let mut r = Receiver::new(1 << 20, None, EcnEcho::Classic);
+        r.on_syn(0);
+        r.on_segment(SimTime(0), 1, 100, false, true, false);
+        assert!(r.ece());
+        r.on_segment(SimTime(0), 101, 100, false, false, false);
+        assert!(r.ece(), "keeps echoing");
+        r.on_segment(SimTime(0), 201, 100, false, false, true);
+        assert!(!r.ece(), "CWR stops the echo");
+    }
+
+    #[test]
+    fn dctcp_echo_follows_ce_and_flushes_on_change() {
+        let mut r = Receiver::new(1 << 20, Some(DA), EcnEcho::Dctcp);
+        r.on_syn(0);
+        r.on_ack_sent();
+        assert_eq!(
+            r.on_segment(SimTime(0), 1, 100, false, false, false),
+            AckNeed::Delayed
+        );
+        // CE arrives while one segment is unacknowledged: the earlier segment is acknowledged
+        // at once with the old (clear) ECE, and the CE segment starts a new delayed ACK.
+        assert_eq!(
+            r.on_segment(SimTime(0), 101, 100, false, true, false),
+            AckNeed::Delayed
+        );
+        assert_eq!(r.take_flush(), Some((101, false)));
+        assert!(r.ece());
+        r.on_ack_sent();
+        r.on_segment(SimTime(0), 201, 100, false, false, false);
+        assert!(!r.ece());
+    }
+}

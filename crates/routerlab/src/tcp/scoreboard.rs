@@ -1,0 +1,373 @@
+//! The sender's scoreboard: every segment between `snd_una` and `snd_max`, with what is known
+//! about it (SACKed, presumed lost, retransmitted), and the pipe estimate of RFC 6675 §4.
+//!
+//! Segments keep the boundaries they were first sent with; a retransmission resends the same
+//! range. The pipe — the bytes the sender believes are in the network — is maintained
+//! incrementally: a segment contributes its length unless it is SACKed, or presumed lost and
+//! not yet retransmitted. NewReno recovery (RFC 6582) uses the same board without SACK
+//! information: the pipe then equals FlightSize, less segments presumed lost and not yet resent
+//! (which is what go-back-N after a timeout needs).
+//!
+//! Loss marking follows RFC 6675's IsLost(): a segment is lost once at least `DupThresh`
+//! discontiguous SACKed segments, or more than `(DupThresh − 1)·SMSS` SACKed bytes, lie above
+//! it. A retransmission that is lost again is only found by the retransmission timer (as in
+//! RFC 6675; Linux's RACK is not modelled).
+
+use std::collections::VecDeque;
+
+use crate::net::packet::SackBlock;
+use crate::units::SimTime;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SentSegment {
+    /// First sequence number.
+    pub start: u64,
+    /// One past the last sequence number (FIN included).
+    pub end: u64,
+    pub first_sent_at: SimTime,
+    pub last_sent_at: SimTime,
+    /// Times sent (1 = never retransmitted).
+    pub tx_count: u16,
+    pub sacked: bool,
+    /// Presumed lost (by dupACKs/SACK, the timer, or an explicit notification).
+    pub lost: bool,
+    /// Retransmitted since it was last presumed lost.
+    pub retransmitted: bool,
+    pub fin: bool,
+}
+
+impl SentSegment {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+    /// This segment's share of the pipe.
+    fn pipe_share(&self) -> u64 {
+        if self.sacked || (self.lost && !self.retransmitted) {
+            0
+        } else {
+            self.len()
+        }
+    }
+}
+
+/// What a cumulative ACK removed from the board.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Acked {
+    pub bytes: u64,
+    /// Send time of the oldest newly acknowledged segment, if no newly acknowledged segment was
+    /// ever retransmitted (Karn's rule: otherwise no RTT sample).
+    pub rtt_from: Option<SimTime>,
+    pub fin_acked: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SentSegment>,
+    pipe: u64,
+    sacked_bytes: u64,
+    /// Index below which no segment is lost-and-not-retransmitted (a scan hint).
+    retx_hint: usize,
+}
+
+impl Scoreboard {
+    pub fn new() -> Scoreboard {
+        Scoreboard {
+            segs: VecDeque::with_capacity(64),
+            ..Default::default()
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+    /// RFC 6675 pipe: bytes believed in flight.
+    pub fn pipe(&self) -> u64 {
+        self.pipe
+    }
+    pub fn sacked_bytes(&self) -> u64 {
+        self.sacked_bytes
+    }
+    pub fn segments(&self) -> impl Iterator<Item = &SentSegment> {
+        self.segs.iter()
+    }
+    pub fn first(&self) -> Option<&SentSegment> {
+        self.segs.front()
+    }
+
+    /// Record a newly sent segment (always above everything already on the board).
+    pub fn push(&mut self, start: u64, end: u64, now: SimTime, fin: bool) {
+        debug_assert!(self.segs.back().is_none_or(|s| s.end == start));
+        let seg = SentSegment {
+            start,
+            end,
+            first_sent_at: now,
+            last_sent_at: now,
+            tx_count: 1,
+            sacked: false,
+            lost: false,
+            retransmitted: false,
+            fin,
+        };
+        self.pipe += seg.len();
+        self.segs.push_back(seg);
+    }
+
+    /// Remove everything below `ack`.
+    pub fn ack_to(&mut self, ack: u64) -> Acked {
+        let mut out = Acked::default();
+        let mut karn_ok = true;
+        while let Some(front) = self.segs.front_mut() {
+            if front.end <= ack {
+                let seg = self.segs.pop_front().unwrap();
+                self.pipe -= seg.pipe_share();
+                if seg.sacked {
+                    self.sacked_bytes -= seg.len();
+                }
+                out.bytes += seg.len();
+                out.fin_acked |= seg.fin;
+                if seg.tx_count > 1 {
+                    karn_ok = false;
+                } else if out.rtt_from.is_none() {
+                    out.rtt_from = Some(seg.first_sent_at);
+                }
+                self.retx_hint = self.retx_hint.saturating_sub(1);
+            } else if front.start < ack {
+                // A partial acknowledgment of a segment: trim it.
+                let before = front.pipe_share();
+                let cut = ack - front.start;
+                front.start = ack;
+                let after = front.pipe_share();
+                self.pipe = self.pipe - before + after;
+                if front.sacked {
+                    self.sacked_bytes -= cut;
+                }
+                out.bytes += cut;
+                if front.tx_count > 1 {
+                    karn_ok = false;
+                }
+                break;
+            } else {
+                break;
+            }
+        }
+        if !karn_ok {
+            out.rtt_from = None;
+        }
+        out
+    }
+
+    /// Apply SACK blocks; returns the bytes newly SACKed. Blocks with left ≥ right (a CP PACK,
+    /// or garbage) are ignored here.
+    pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> u64 {
+        let mut newly = 0;
+        for b in blocks {
+            if b.left >= b.right {
+                continue;
+            }
+            let mut i = self.segs.partition_point(|s| s.end <= b.left);
+            while i < self.segs.len() {
+                let s = &mut self.segs[i];
+                if s.start >= b.right {
+                    break;
+                }
+                if !s.sacked && s.start >= b.left && s.end <= b.right {
+                    self.pipe -= s.pipe_share();
+                    s.sacked = true;
+                    self.sacked_bytes += s.len();
+                    newly += s.len();
+                }
+                i += 1;
+            }
+        }
+        newly
+    }
+
+    /// RFC 6675 IsLost() over the whole board: mark every unSACKed segment that has at least
+    /// `dupthresh` SACKed segments or more than `(dupthresh − 1)·mss` SACKed bytes above it.
+    /// Returns the number of segments newly marked.
+    pub fn mark_lost_by_sack(&mut self, dupthresh: u32, mss: u64) -> usize {
+        if self.sacked_bytes == 0 {
+            return 0;
+        }
+        let byte_limit = (dupthresh as u64).saturating_sub(1) * mss;
+        let mut sacked_segs = 0u32;
+        let mut sacked_bytes = 0u64;
+        let mut marked = 0;
+        for i in (0..self.segs.len()).rev() {
+            let s = &mut self.segs[i];
+            if s.sacked {
+                sacked_segs += 1;
+                sacked_bytes += s.len();
+                continue;
+            }
+            if (sacked_segs >= dupthresh || sacked_bytes > byte_limit) && !s.lost {
+                self.pipe -= s.pipe_share();
+                s.lost = true;
+                s.retransmitted = false;
+                marked += 1;
+                self.retx_hint = self.retx_hint.min(i);
+            }
+        }
+        marked
+    }
+
+    /// Presume the segment holding `seq` lost (NewReno fast retransmit, partial ACK, a PACK).
+    /// Returns false if no such segment is outstanding or it is SACKed.
+    pub fn mark_lost_at(&mut self, seq: u64) -> bool {
+        let i = self.segs.partition_point(|s| s.end <= seq);
+        match self.segs.get_mut(i) {
+            Some(s) if s.start <= seq && !s.sacked => {
+                self.pipe -= s.pipe_share();
+                s.lost = true;
+                s.retransmitted = false;
+                self.pipe += s.pipe_share();
+                self.retx_hint = self.retx_hint.min(i);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The segment holding `seq`, if outstanding.
+    pub fn find(&self, seq: u64) -> Option<&SentSegment> {
+        let i = self.segs.partition_point(|s| s.end <= seq);
+        self.segs.get(i).filter(|s| s.start <= seq)
+    }
+
+    /// Retransmission timeout: everything not SACKed is presumed lost.
+    pub fn mark_all_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            if !s.sacked {
+                s.lost = true;
+                s.retransmitted = false;
+            }
+        }
+        self.pipe = 0;
+        self.retx_hint = 0;
+    }
+
+    /// The first segment presumed lost and not yet retransmitted, by index.
+    pub fn next_to_retransmit(&mut self) -> Option<usize> {
+        while self.retx_hint < self.segs.len() {
+            let s = &self.segs[self.retx_hint];
+            if s.lost && !s.retransmitted && !s.sacked {
+                return Some(self.retx_hint);
+            }
+            self.retx_hint += 1;
+        }
+        None
+    }
+
+    pub fn get(&self, idx: usize) -> &SentSegment {
+        &self.segs[idx]
+    }
+
+    /// Record that segment `idx` was retransmitted now.
+    pub fn on_retransmit(&mut self, idx: usize, now: SimTime) {
+        let s = &mut self.segs[idx];
+        debug_assert!(s.lost && !s.retransmitted);
+        s.retransmitted = true;
+        s.tx_count = s.tx_count.saturating_add(1);
+        s.last_sent_at = now;
+        self.pipe += s.len();
+    }
+
+    /// Highest SACKed sequence number (one past), or None.
+    pub fn highest_sacked(&self) -> Option<u64> {
+        self.segs.iter().rev().find(|s| s.sacked).map(|s| s.end)
+    }
+
+    #[cfg(test)]
+    fn pipe_by_scan(&self) -> u64 {
+        self.segs.iter().map(|s| s.pipe_share()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::new();
+        for i in 0..n {
+            b.push(1 + i * 100, 1 + (i + 1) * 100, SimTime(i), false);
+        }
+        b
+    }
+
+    #[test]
+    fn cumulative_ack_removes_and_samples_oldest() {
+        let mut b = board(4);
+        let a = b.ack_to(201);
+        assert_eq!(a.bytes, 200);
+        assert_eq!(a.rtt_from, Some(SimTime(0)));
+        assert_eq!(b.pipe(), 200);
+    }
+
+    #[test]
+    fn karn_no_sample_when_a_retransmission_is_acked() {
+        let mut b = board(3);
+        assert!(b.mark_lost_at(1));
+        let i = b.next_to_retransmit().unwrap();
+        b.on_retransmit(i, SimTime(50));
+        let a = b.ack_to(201);
+        assert_eq!(a.rtt_from, None);
+    }
+
+    #[test]
+    fn three_sacked_segments_mark_the_hole_lost() {
+        let mut b = board(5);
+        b.apply_sack(&[SackBlock {
+            left: 101,
+            right: 401,
+        }]);
+        assert_eq!(b.pipe(), 200);
+        assert_eq!(b.mark_lost_by_sack(3, 100), 1);
+        assert_eq!(b.pipe(), 100);
+        assert_eq!(b.next_to_retransmit(), Some(0));
+        // Segment 4 (above the SACKed range) is not lost.
+        assert!(!b.get(4).lost);
+    }
+
+    #[test]
+    fn timeout_marks_everything_but_sacked_lost() {
+        let mut b = board(4);
+        b.apply_sack(&[SackBlock {
+            left: 201,
+            right: 301,
+        }]);
+        b.mark_all_lost();
+        assert_eq!(b.pipe(), 0);
+        let i = b.next_to_retransmit().unwrap();
+        b.on_retransmit(i, SimTime(9));
+        assert_eq!(b.pipe(), 100);
+        assert_eq!(b.next_to_retransmit(), Some(1));
+    }
+
+    proptest! {
+        /// The incrementally maintained pipe equals a full rescan after any sequence of operations.
+        #[test]
+        fn pipe_matches_rescan(ops in proptest::collection::vec((0u8..5, 0u64..1200, 0u64..1200), 1..60)) {
+            let mut b = board(10);
+            for (op, x, y) in ops {
+                match op {
+                    0 => { b.apply_sack(&[SackBlock { left: 1 + x.min(y), right: 1 + x.max(y) }]); }
+                    1 => { b.mark_lost_by_sack(3, 100); }
+                    2 => { b.mark_lost_at(1 + x); }
+                    3 => { if let Some(i) = b.next_to_retransmit() { b.on_retransmit(i, SimTime(x)); } }
+                    _ => { b.ack_to(1 + x / 3); }
+                }
+                prop_assert_eq!(b.pipe(), b.pipe_by_scan());
+                let sacked: u64 = b.segments().filter(|s| s.sacked).map(|s| s.len()).sum();
+                prop_assert_eq!(b.sacked_bytes(), sacked);
+            }
+        }
+    }
+}

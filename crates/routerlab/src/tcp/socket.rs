@@ -1,0 +1,1060 @@
+//! The TCP endpoint state machine: handshake, sending with loss recovery, receiving, closing.
+//!
+//! Sequence numbers start at 0 for the SYN; data byte `k` of the stream is sequence `1 + k`.
+//! The socket sends what the application has written ([`TcpSocket::send`]), as full segments
+//! (Nagle is off: a short segment goes out only at the end of the written data).
+//!
+//! Sending, in [`TcpSocket::poll_transmit`]: retransmissions of segments presumed lost come
+//! first (RFC 6675 §5 NextSeg rule 1), then new data, while `pipe + len ≤ cwnd` (plus the
+//! limited-transmit allowance), within the peer's window and the pacing schedule; then a pure
+//! ACK if one is owed and nothing carried it. Retransmissions that the RFCs make unconditional
+//! (the first one of fast retransmit, of a partial ACK, of a timeout) bypass the window.
+//!
+//! Loss recovery states follow Linux's names: `Open`, `Disorder` (duplicate ACKs below the
+//! threshold), `Recovery` (fast recovery) and `Loss` (after a timeout, until everything sent
+//! before it is acknowledged).
+
+use super::TcpConfig;
+use super::cc::{AckSample, AnyCc, CongestionControl, Window};
+use super::receiver::{EcnEcho, Receiver};
+use super::rtt::RttEstimator;
+use super::scoreboard::Scoreboard;
+use crate::net::packet::{Ecn, SackList, TcpFlags, TcpSegment};
+use crate::units::{Rate, SimTime};
+
+/// Connection states (RFC 793), with TIME-WAIT folded into `Closed` (ports are never reused
+/// in a simulation, so its 2·MSL wait has nothing to protect).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Closed,
+    Listen,
+    SynSent,
+    SynReceived,
+    Established,
+    FinWait1,
+    FinWait2,
+    Closing,
+    CloseWait,
+    LastAck,
+}
+
+/// Loss-recovery state of the sender (Linux's `tcp_ca_state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    Open,
+    Disorder,
+    Recovery,
+    Loss,
+}
+
+impl CaState {
+    pub fn name(self) -> &'static str {
+        match self {
+            CaState::Open => "open",
+            CaState::Disorder => "disorder",
+            CaState::Recovery => "recovery",
+            CaState::Loss => "loss",
+        }
+    }
+}
+
+/// A reason to believe data was lost. Every loss signal — inferred or explicit — enters here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossSignal {
+    /// `dupthresh` duplicate ACKs, or SACK information that makes `snd_una` lost.
+    DupAcks,
+    /// The retransmission timer expired.
+    Timeout,
+    /// Somebody named a lost range `[left, right)` explicitly (CP's PACK).
+    Explicit { left: u64, right: u64 },
+}
+
+/// A segment the socket wants sent, with the IP-level fields it chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    pub seg: TcpSegment,
+    pub ecn: Ecn,
+    pub retransmission: bool,
+}
+
+/// Counters, per endpoint.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TcpStats {
+    pub segments_sent: u64,
+    pub data_segments_sent: u64,
+    pub payload_bytes_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub syn_timeouts: u64,
+    pub fast_recoveries: u64,
+    pub acks_sent: u64,
+    pub dupacks_received: u64,
+    pub ecn_reductions: u64,
+    pub bytes_acked: u64,
+    pub explicit_losses: u64,
+}
+
+#[derive(Debug)]
+pub struct TcpSocket {
+    cfg: TcpConfig,
+    state: State,
+    local_port: u16,
+    remote_port: u16,
+
+    // --- handshake ---
+    syn_due: bool,
+    syn_sent_at: Option<SimTime>,
+    syn_retransmitted: bool,
+    syn_rto: SimTime,
+    peer_mss: u32,
+    sack_ok: bool,
+    ecn_ok: bool,
+
+    // --- send side ---
+    snd_una: u64,
+    snd_nxt: u64,
+    /// Bytes the application has written so far.
+    app_written: u64,
+    app_closed: bool,
+    fin_sent: bool,
+    /// The peer's advertised window.
+    rwnd: u64,
+    win: Window,
+    cc: AnyCc,
+    rtt: RttEstimator,
+    sb: Scoreboard,
+    ca: CaState,
+    dupacks: u32,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint / the high mark of a timeout.
+    recover: u64,
+    /// NewReno: only the first partial ACK of a recovery resets the timer (RFC 6582 §3.2).
+    partial_ack_seen: bool,
+    /// Send the next retransmission regardless of the window.
+    retransmit_now: bool,
+    /// RFC 3042: new segments allowed beyond cwnd.
+    lt_credit: u32,
+    cwnd_limited: bool,
+    rto_at: Option<SimTime>,
+    /// ECN: set CWR on the next data segment; do not react again before snd_una passes this.
+    cwr_pending: bool,
+    ecn_high_seq: u64,
+    /// Pacing: earliest time for the next data segment.
+    next_send_at: SimTime,
+    pace_wakeup: Option<SimTime>,
+
+    // --- receive side ---
+    rcv: Receiver,
+
+    stats: TcpStats,
+}
+
+impl TcpSocket {
+    pub fn new(cfg: TcpConfig, local_port: u16, remote_port: u16) -> TcpSocket {
+        let mss = cfg.mss as u64;
+        TcpSocket {
+            cfg,
+            state: State::Closed,
+            local_port,
+            remote_port,
+            syn_due: false,
+            syn_sent_at: None,
+            syn_retransmitted: false,
+            syn_rto: cfg.syn_rto,
+            peer_mss: cfg.mss,
+            sack_ok: false,
+            ecn_ok: false,
+            snd_una: 0,
+            snd_nxt: 0,
+            app_written: 0,
+            app_closed: false,
+            fin_sent: false,
+            rwnd: cfg.rcv_buf,
+            win: Window {
+                cwnd: cfg.init_cwnd as u64 * mss,
+                ssthresh: u64::MAX,
+                mss,
+            },
+            cc: cfg.cc.build(),
+            rtt: RttEstimator::new(cfg.rto),
+            sb: Scoreboard::new(),
+            ca: CaState::Open,
+            dupacks: 0,
+            recover: 0,
+            partial_ack_seen: false,
+            retransmit_now: false,
+            lt_credit: 0,
+            cwnd_limited: false,
+            rto_at: None,
+            cwr_pending: false,
+            ecn_high_seq: 0,
+            next_send_at: SimTime::ZERO,
+            pace_wakeup: None,
+            rcv: Receiver::new(cfg.rcv_buf, cfg.delayed_ack, EcnEcho::Off),
+            stats: TcpStats::default(),
+        }
+    }
+
+    /// Replace the congestion controller (before the connection starts), e.g. a mechanism's.
+    pub fn set_cc(&mut self, cc: AnyCc) {
+        self.cc = cc;
+    }
+
+    // ------------------------------------------------------------------ application side
+
+    /// Active open: send a SYN.
+    pub fn connect(&mut self) {
+        debug_assert_eq!(self.state, State::Closed);
+        self.state = State::SynSent;
+        self.syn_due = true;
+    }
+
+    /// Passive open: wait for a SYN.
+    pub fn listen(&mut self) {
+        self.state = State::Listen;
+    }
+
+    /// The application writes `bytes` more bytes.
+    pub fn send(&mut self, bytes: u64) {
+        self.app_written = self.app_written.saturating_add(bytes);
+    }
+
+    /// The application will write no more: a FIN follows the data.
+    pub fn close(&mut self) {
+        self.app_closed = true;
+    }
+
+    // ------------------------------------------------------------------ observation
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+    pub fn ca_state(&self) -> CaState {
+        self.ca
+    }
+    pub fn stats(&self) -> &TcpStats {
+        &self.stats
+    }
+    pub fn cwnd(&self) -> u64 {
+        self.win.cwnd
+    }
+    pub fn ssthresh(&self) -> u64 {
+        self.win.ssthresh
+    }
+    pub fn mss(&self) -> u64 {
+        self.win.mss
+    }
+    pub fn in_flight(&self) -> u64 {
+        self.sb.pipe()
+    }
+    pub fn srtt(&self) -> Option<SimTime> {
+        self.rtt.srtt()
+    }
+    pub fn rto(&self) -> SimTime {
+        self.rtt.rto()
+    }
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    /// Payload bytes acknowledged by the peer.
+    pub fn bytes_acked(&self) -> u64 {
+        self.stats.bytes_acked
+    }
+    /// Payload bytes received in order.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.rcv.delivered_bytes
+    }
+    pub fn receiver(&self) -> &Receiver {
+        &self.rcv
+    }
+    pub fn sack_enabled(&self) -> bool {
+        self.sack_ok
+    }
+    pub fn ecn_enabled(&self) -> bool {
+        self.ecn_ok
+    }
+    pub fn cc(&self) -> &AnyCc {
+        &self.cc
+    }
+    pub fn cc_mut(&mut self) -> &mut AnyCc {
+        &mut self.cc
+    }
+    pub fn window(&self) -> &Window {
+        &self.win
+    }
+    /// Everything the application wrote has been acknowledged (FIN included, if closed).
+    pub fn all_acked(&self) -> bool {
+        self.snd_una >= 1 + self.app_written + self.fin_sent as u64
+    }
+
+    /// When the socket next needs `on_timer` / `poll_transmit`, if ever.
+    pub fn poll_at(&self) -> Option<SimTime> {
+        [self.rto_at, self.rcv.delack_at, self.pace_wakeup]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    // ------------------------------------------------------------------ input
+
+    /// A segment arrived. `ecn` is the IP ECN field it arrived with.
+    pub fn on_segment(&mut self, now: SimTime, ecn: Ecn, seg: &TcpSegment) {
+        let f = seg.flags;
+        match self.state {
+            State::Closed => return,
+            State::Listen => {
+                if f.has(TcpFlags::SYN) && !f.has(TcpFlags::ACK) {
+                    self.accept_syn(seg);
+                    self.state = State::SynReceived;
+                    self.syn_due = true;
+                }
+                return;
+            }
+            State::SynSent => {
+                if f.has(TcpFlags::SYN) && f.has(TcpFlags::ACK) && seg.ack == 1 {
+                    self.accept_syn(seg);
+                    self.ecn_ok = self.ecn_ok && f.has(TcpFlags::ECE);
+                    self.configure_ecn();
+                    self.complete_handshake(now);
+                    self.rcv.request_ack();
+                }
+                return;
+            }
+            State::SynReceived => {
+                if f.has(TcpFlags::SYN) && !f.has(TcpFlags::ACK) {
+                    self.syn_due = true; // our SYN-ACK was lost: answer again
+                    return;
+                }
+                if f.has(TcpFlags::ACK) && seg.ack >= 1 {
+                    self.complete_handshake(now);
+                } else {
+                    return;
+                }
+            }
+            _ => {
+                if f.has(TcpFlags::SYN) {
+                    // A retransmitted SYN-ACK: our ACK was lost.
+                    self.rcv.request_ack();
+                    return;
+                }
+            }
+        }
+        if f.has(TcpFlags::ACK) {
+            self.process_ack(now, seg);
+        }
+        let fin = f.has(TcpFlags::FIN);
+        if seg.payload_len > 0 || fin {
+            let before = self.rcv.fin_received;
+            self.rcv.on_segment(
+                now,
+                seg.seq,
+                seg.payload_len,
+                fin,
+                ecn == Ecn::Ce,
+                f.has(TcpFlags::CWR),
+            );
+            if self.rcv.fin_received && !before {
+                self.on_peer_fin();
+            }
+        }
+    }
+
+    /// A timer may have expired.
+    pub fn on_timer(&mut self, now: SimTime) {
+        if self.rto_at.is_some_and(|t| t <= now) {
+            self.rto_at = None;
+            self.on_loss_signal(now, LossSignal::Timeout);
+        }
+        if self.pace_wakeup.is_some_and(|t| t <= now) {
+            self.pace_wakeup = None;
+        }
+    }
+
+    /// React to a loss signal: enter fast recovery, or time out, or resend a named range.
+    pub fn on_loss_signal(&mut self, now: SimTime, sig: LossSignal) {
+        match sig {
+            LossSignal::Timeout => self.on_timeout(now),
+            LossSignal::DupAcks => self.enter_recovery(now, true),
+            LossSignal::Explicit { left, right } => {
+                self.stats.explicit_losses += 1;
+                let mut seq = left.max(self.snd_una);
+                let mut marked = false;
+                while seq < right {
+                    let Some(seg) = self.sb.find(seq).copied() else {
+                        break;
+                    };
+                    // Already resent and still in flight: nothing new is known; ignore.
+                    if !(seg.lost && seg.retransmitted) {
+                        marked |= self.sb.mark_lost_at(seq);
+                    }
+                    seq = seg.end;
+                }
+                if marked {
+                    if matches!(self.ca, CaState::Open | CaState::Disorder) {
+                        self.enter_recovery(now, false);
+                    } else {
+                        self.retransmit_now = true;
+                    }
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ output
+
+    /// Emit every segment the socket may send now.
+    pub fn poll_transmit(&mut self, now: SimTime, emit: &mut impl FnMut(&Outgoing)) {
+        match self.state {
+            State::Closed | State::Listen => return,
+            State::SynSent | State::SynReceived => {
+                if self.syn_due {
+                    self.emit_syn(now, emit);
+                }
+                if self.state == State::SynSent {
+                    return;
+                }
+            }
+            _ => {}
+        }
+        if let Some((ack, ece)) = self.rcv.take_flush() {
+            let mut seg = self.pure_ack();
+            seg.ack = ack;
+            seg.flags = if ece {
+                TcpFlags::ACK.with(TcpFlags::ECE)
+            } else {
+                TcpFlags::ACK
+            };
+            self.stats.segments_sent += 1;
+            self.stats.acks_sent += 1;
+            emit(&Outgoing {
+                seg,
+                ecn: Ecn::NotEct,
+                retransmission: false,
+            });
+        }
+        if self.may_send_data() {
+            self.send_data(now, emit);
+        }
+        if self.rcv.ack_due(now) {
+            let seg = self.pure_ack();
+            self.rcv.on_ack_sent();
+            self.stats.segments_sent += 1;
+            self.stats.acks_sent += 1;
+            emit(&Outgoing {
+                seg,
+                ecn: Ecn::NotEct,
+                retransmission: false,
+            });
+        }
+    }
+
+    fn may_send_data(&self) -> bool {
+        matches!(
+            self.state,
+            State::Established
+                | State::CloseWait
+                | State::FinWait1
+                | State::Closing
+                | State::LastAck
+        )
+    }
+
+    fn send_data(&mut self, now: SimTime, emit: &mut impl FnMut(&Outgoing)) {
+        self.pace_wakeup = None;
+        let data_end = 1 + self.app_written;
+        loop {
+            if self.cfg.pacing && self.next_send_at > now && self.has_something_to_send(data_end) {
+                self.pace_wakeup = Some(self.next_send_at);
+                break;
+            }
+            if let Some(i) = self.sb.next_to_retransmit() {
+                let s = *self.sb.get(i);
+                if self.retransmit_now || self.sb.pipe() + s.len() <= self.win.cwnd {
+                    self.retransmit_now = false;
+                    self.sb.on_retransmit(i, now);
+                    self.stats.retransmissions += 1;
+                    self.emit_data(now, s.start, s.end, s.fin, true, emit);
+                    continue;
+                }
+                self.cwnd_limited = true;
+                break;
+            }
+            let fin_pending = self.app_closed && !self.fin_sent;
+            if self.snd_nxt < data_end || fin_pending {
+                let len = (data_end - self.snd_nxt).min(self.win.mss);
+                let fin = fin_pending && self.snd_nxt + len == data_end;
+                let seq_len = len + fin as u64;
+                if self.snd_nxt + seq_len - self.snd_una > self.rwnd {
+                    break; // receiver-window limited
+                }
+                let over_cwnd = self.sb.pipe() + seq_len > self.win.cwnd;
+                if over_cwnd {
+                    if self.lt_credit == 0 {
+                        self.cwnd_limited = true;
+                        break;
+                    }
+                    self.lt_credit -= 1;
+                }
+                let start = self.snd_nxt;
+                self.sb.push(start, start + seq_len, now, fin);
+                self.snd_nxt += seq_len;
+                if fin {
+                    self.fin_sent = true;
+                    self.state = match self.state {
+                        State::CloseWait => State::LastAck,
+                        State::Established => State::FinWait1,
+                        s => s,
+                    };
+                }
+                self.emit_data(now, start, start + seq_len, fin, false, emit);
+                continue;
+            }
+            self.cwnd_limited = false; // the application is the limit
+            break;
+        }
+    }
+
+    fn has_something_to_send(&mut self, data_end: u64) -> bool {
+        self.sb.next_to_retransmit().is_some()
+            || self.snd_nxt < data_end
+            || (self.app_closed && !self.fin_sent)
+    }
+
+    fn emit_data(
+        &mut self,
+        now: SimTime,
+        start: u64,
+        end: u64,
+        fin: bool,
+        retx: bool,
+        emit: &mut impl FnMut(&Outgoing),
+    ) {
+        let payload = (end - start - fin as u64) as u32;
+        let mut flags = TcpFlags::ACK;
+        if fin {
+            flags = flags.with(TcpFlags::FIN);
+        }
+        if self.cwr_pending && !retx {
+            flags = flags.with(TcpFlags::CWR);
+            self.cwr_pending = false;
+        }
+        if self.rcv.ece() && self.ecn_ok {
+            flags = flags.with(TcpFlags::ECE);
+        }
+        let seg = TcpSegment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: start,
+            ack: self.rcv.rcv_nxt,
+            flags,
+            window: self.rcv.window(),
+            mss: 0,
+            sack_permitted: false,
+            sack: self.sack_list(),
+            payload_len: payload,
+        };
+        // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+        let ecn = if self.ecn_ok && !retx {
+            Ecn::Ect0
+        } else {
+            Ecn::NotEct
+        };
+        self.rcv.on_ack_sent();
+        self.stats.segments_sent += 1;
+        self.stats.data_segments_sent += 1;
+        self.stats.payload_bytes_sent += payload as u64;
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 (5.1)
+        }
+        if self.cfg.pacing
+            && let Some(rate) = self.pacing_rate()
+        {
+            let wire = (payload + seg.header_len() + crate::net::packet::IPV4_HEADER_BYTES) as u64;
+            self.next_send_at = self.next_send_at.max(now) + rate.tx_time(wire);
+        }
+        emit(&Outgoing {
+            seg,
+            ecn,
+            retransmission: retx,
+        });
+    }
+
+    fn emit_syn(&mut self, now: SimTime, emit: &mut impl FnMut(&Outgoing)) {
+        self.syn_due = false;
+        let server = self.state == State::SynReceived;
+        let mut flags = TcpFlags::SYN;
+        if server {
+            flags = flags.with(TcpFlags::ACK);
+            if self.ecn_ok {
+                flags = flags.with(TcpFlags::ECE);
+            }
+        } else if self.cfg.ecn || self.cfg.cc.wants_ecn() {
+            flags = flags.with(TcpFlags::ECE).with(TcpFlags::CWR); // ECN-setup SYN
+            self.ecn_ok = true; // tentatively; confirmed by the SYN-ACK
+        }
+        let seg = TcpSegment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: 0,
+            ack: if server { self.rcv.rcv_nxt } else { 0 },
+            flags,
+            window: self.rcv.window(),
+            mss: self.cfg.mss.min(u16::MAX as u32) as u16,
+            sack_permitted: self.cfg.sack && (!server || self.sack_ok),
+            sack: SackList::new(),
+            payload_len: 0,
+        };
+        if self.syn_sent_at.is_some() {
+            self.syn_retransmitted = true;
+        }
+        self.syn_sent_at = Some(now);
+        self.rto_at = Some(now + self.syn_rto);
+        if server {
+            self.rcv.on_ack_sent();
+        }
+        self.stats.segments_sent += 1;
+        emit(&Outgoing {
+            seg,
+            ecn: Ecn::NotEct,
+            retransmission: self.syn_retransmitted,
+        });
+    }
+
+    fn pure_ack(&self) -> TcpSegment {
+        let mut flags = TcpFlags::ACK;
+        if self.rcv.ece() && self.ecn_ok {
+            flags = flags.with(TcpFlags::ECE);
+        }
+        TcpSegment {
+            src_port: self.local_port,
+            dst_port: self.remote_port,
+            seq: self.snd_nxt,
+            ack: self.rcv.rcv_nxt,
+            flags,
+            window: self.rcv.window(),
+            mss: 0,
+            sack_permitted: false,
+            sack: self.sack_list(),
+            payload_len: 0,
+        }
+    }
+
+    fn sack_list(&self) -> SackList {
+        if self.sack_ok && self.rcv.has_ooo() {
+            self.rcv.sack_blocks()
+        } else {
+            SackList::new()
+        }
+    }
+
+    // ------------------------------------------------------------------ handshake
+
+    fn accept_syn(&mut self, seg: &TcpSegment) {
+        if seg.mss != 0 {
+            self.peer_mss = seg.mss as u32;
+        }
+        self.win.mss = self.cfg.mss.min(self.peer_mss) as u64;
+        self.win.cwnd = self.cfg.init_cwnd as u64 * self.win.mss;
+        self.sack_ok = self.cfg.sack && seg.sack_permitted;
+        if self.state == State::Listen {
+            // RFC 3168 §6.1.1: an ECN-setup SYN has ECE and CWR set.
+            self.ecn_ok = (self.cfg.ecn || self.cfg.cc.wants_ecn())
+                && seg.flags.has(TcpFlags::ECE)
+                && seg.flags.has(TcpFlags::CWR);
+            self.configure_ecn();
+        }
+        self.rwnd = seg.window as u64;
+        self.rcv.on_syn(seg.seq);
+    }
+
+    fn configure_ecn(&mut self) {
+        let mode = match (self.ecn_ok, self.cfg.cc.wants_ecn()) {
+            (false, _) => EcnEcho::Off,
+            (true, true) => EcnEcho::Dctcp,
+            (true, false) => EcnEcho::Classic,
+        };
+        self.rcv.set_ecn(mode);
+    }
+
+    fn complete_handshake(&mut self, now: SimTime) {
+        self.state = State::Established;
+        self.snd_una = 1;
+        self.snd_nxt = 1;
+        self.recover = 1;
+        self.ecn_high_seq = 1;
+        self.rto_at = None;
+        if self.syn_retransmitted {
+            // RFC 6298 §5.7, and Karn: no sample from a retransmitted SYN.
+            self.rtt.reset_base(self.cfg.rto_after_syn_timeout);
+        } else if let Some(t) = self.syn_sent_at {
+            self.rtt.on_sample(now - t);
+        }
+    }
+
+    fn on_peer_fin(&mut self) {
+        self.state = match self.state {
+            State::Established => State::CloseWait,
+            State::FinWait1 => State::Closing,
+            State::FinWait2 => State::Closed,
+            s => s,
+        };
+    }
+
+    // ------------------------------------------------------------------ acknowledgments
+
+    fn process_ack(&mut self, now: SimTime, seg: &TcpSegment) {
+        let ack = seg.ack;
+        if ack > self.snd_nxt {
+            return; // acknowledges something never sent
+        }
+        self.rwnd = seg.window as u64;
+        let ece = self.ecn_ok && seg.flags.has(TcpFlags::ECE);
+        if self.sack_ok && !seg.sack.is_empty() {
+            self.sb.apply_sack(seg.sack.as_slice());
+        }
+        let in_flight = self.sb.pipe();
+
+        if ack > self.snd_una {
+            let acked = self.sb.ack_to(ack);
+            let rtt = acked.rtt_from.map(|t| now - t);
+            if let Some(r) = rtt {
+                self.rtt.on_sample(r);
+            }
+            let payload_acked = acked.bytes - acked.fin_acked as u64;
+            self.stats.bytes_acked += payload_acked;
+            self.snd_una = ack;
+            self.dupacks = 0;
+            self.lt_credit = 0;
+            let sample = AckSample {
+                now,
+                acked_bytes: acked.bytes,
+                rtt,
+                srtt: self.rtt.srtt(),
+                min_rtt: self.rtt.min_rtt(),
+                in_flight,
+                cwnd_limited: self.cwnd_limited,
+                ece,
+                snd_una: ack,
+                snd_nxt: self.snd_nxt,
+            };
+            self.cc.on_any_ack(&mut self.win, &sample);
+            let mut restart_timer = true;
+            match self.ca {
+                CaState::Recovery if ack >= self.recover => {
+                    // Full acknowledgment: leave fast recovery (RFC 6582 step 5 / RFC 6675).
+                    if !self.sack_ok {
+                        let flight = self.snd_nxt - self.snd_una;
+                        self.win.cwnd = self
+                            .win
+                            .ssthresh
+                            .min(flight.max(self.win.mss) + self.win.mss);
+                    } else {
+                        self.win.cwnd = self.win.ssthresh;
+                    }
+                    self.ca = CaState::Open;
+                    self.cc.on_recovery_exit(&mut self.win, now);
+                }
+                CaState::Recovery => {
+                    if !self.sack_ok {
+                        // NewReno partial ACK (RFC 6582 step 4): resend the next hole at once,
+                        // deflate by what was acknowledged, add back one SMSS.
+                        self.sb.mark_lost_at(self.snd_una);
+                        self.retransmit_now = true;
+                        self.win.cwnd = self.win.cwnd.saturating_sub(acked.bytes);
+                        if acked.bytes >= self.win.mss {
+                            self.win.cwnd += self.win.mss;
+                        }
+                        self.win.cwnd = self.win.cwnd.max(self.win.mss);
+                        restart_timer = !self.partial_ack_seen;
+                        self.partial_ack_seen = true;
+                    }
+                }
+                CaState::Loss => {
+                    self.cc.on_ack(&mut self.win, &sample);
+                    if ack >= self.recover {
+                        self.ca = CaState::Open;
+                    }
+                }
+                CaState::Open | CaState::Disorder => {
+                    self.ca = CaState::Open;
+                    self.cc.on_ack(&mut self.win, &sample);
+                }
+            }
+            if acked.fin_acked {
+                self.state = match self.state {
+                    State::FinWait1 => State::FinWait2,
+                    State::Closing | State::LastAck => State::Closed,
+                    s => s,
+                };
+            }
+            // RFC 6298 (5.2)/(5.3).
+            if self.sb.is_empty() {
+                self.rto_at = None;
+            } else if restart_timer {
+                self.rto_at = Some(now + self.rtt.rto());
+            }
+        } else if ack == self.snd_una
+            && seg.payload_len == 0
+            && !seg.flags.has(TcpFlags::FIN)
+            && !self.sb.is_empty()
+        {
+            self.stats.dupacks_received += 1;
+            self.dupacks += 1;
+            let sample = AckSample {
+                now,
+                acked_bytes: 0,
+                rtt: None,
+                srtt: self.rtt.srtt(),
+                min_rtt: self.rtt.min_rtt(),
+                in_flight,
+                cwnd_limited: self.cwnd_limited,
+                ece,
+                snd_una: ack,
+                snd_nxt: self.snd_nxt,
+            };
+            self.cc.on_any_ack(&mut self.win, &sample);
+            match self.ca {
+                CaState::Open | CaState::Disorder => {
+                    let sack_says_lost = self.sack_ok && {
+                        self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
+                        self.sb.first().is_some_and(|s| s.lost)
+                    };
+                    // RFC 6582 §3.2 step 2: only if the ACK covers more than `recover`.
+                    if (self.dupacks >= self.cfg.dupthresh || sack_says_lost) && ack > self.recover
+                    {
+                        self.on_loss_signal(now, LossSignal::DupAcks);
+                    } else {
+                        self.ca = CaState::Disorder;
+                        if self.cfg.limited_transmit && self.dupacks <= 2 {
+                            self.lt_credit += 1;
+                        }
+                    }
+                }
+                CaState::Recovery if !self.sack_ok => {
+                    self.win.cwnd += self.win.mss; // RFC 6582 step 3: inflate
+                }
+                CaState::Recovery | CaState::Loss => {}
+            }
+        }
+        if self.sack_ok && self.ca == CaState::Recovery {
+            self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
+        }
+        // ECN (RFC 3168 §6.1.2): reduce at most once per window, not during recovery.
+        if ece
+            && matches!(self.ca, CaState::Open | CaState::Disorder)
+            && self.snd_una >= self.ecn_high_seq
+        {
+            if self
+                .cc
+                .on_ecn_echo(&mut self.win, now, self.snd_nxt - self.snd_una)
+            {
+                self.cwr_pending = true;
+                self.stats.ecn_reductions += 1;
+            }
+            self.ecn_high_seq = self.snd_nxt;
+        }
+    }
+
+    /// Fast retransmit and recovery. `presume_first_lost`: the hole at `snd_una` is the loss
+    /// (duplicate ACKs); an explicit signal has already marked what it named.
+    fn enter_recovery(&mut self, now: SimTime, presume_first_lost: bool) {
+        let flight = self.snd_nxt - self.snd_una;
+        self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, now, flight);
+        self.recover = self.snd_nxt;
+        self.ca = CaState::Recovery;
+        self.partial_ack_seen = false;
+        self.lt_credit = 0;
+        self.stats.fast_recoveries += 1;
+        if presume_first_lost {
+            self.sb.mark_lost_at(self.snd_una);
+        }
+        self.retransmit_now = true;
+        self.win.cwnd = if self.sack_ok {
+            self.win.ssthresh
+        } else {
+            self.win.ssthresh + self.cfg.dupthresh as u64 * self.win.mss
+        };
+        // Do not answer ECE for data sent before the reduction.
+        self.ecn_high_seq = self.snd_nxt;
+        self.cwr_pending = self.ecn_ok;
+    }
+
+    fn on_timeout(&mut self, now: SimTime) {
+        match self.state {
+            State::SynSent | State::SynReceived => {
+                self.stats.syn_timeouts += 1;
+                self.stats.timeouts += 1;
+                self.syn_rto = SimTime(self.syn_rto.0.saturating_mul(2)).min(self.cfg.rto.max);
+                self.syn_due = true;
+            }
+            _ if !self.sb.is_empty() => {
+                self.stats.timeouts += 1;
+                self.rtt.on_timeout();
+                let flight = self.snd_nxt - self.snd_una;
+                let reduce = matches!(self.ca, CaState::Open | CaState::Disorder);
+                self.cc.on_rto(&mut self.win, now, flight, reduce);
+                self.sb.mark_all_lost();
+                self.recover = self.snd_nxt;
+                self.ca = CaState::Loss;
+                self.dupacks = 0;
+                self.lt_credit = 0;
+                self.retransmit_now = true;
+                self.ecn_high_seq = self.snd_nxt;
+            }
+            _ => {}
+        }
+    }
+
+    /// The pacing rate: the controller's, or else cwnd/SRTT scaled as Linux does (2× in slow
+    /// start, 1.2× in congestion avoidance; `sysctl_tcp_pacing_ss_ratio`/`ca_ratio`).
+    pub fn pacing_rate(&self) -> Option<Rate> {
+        if let Some(r) = self.cc.pacing_rate(&self.win, self.rtt.srtt()) {
+            return Some(r);
+        }
+        let srtt = self.rtt.srtt()?;
+        let ratio_pct: u128 = if self.win.in_slow_start() { 200 } else { 120 };
+        let bps = self.win.cwnd as u128 * 8 * crate::units::PS_PER_S as u128 * ratio_pct
+            / 100
+            / srtt.0.max(1) as u128;
+        Some(Rate(bps.max(1).min(u64::MAX as u128) as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::testing::{Dir, Harness};
+
+    const MS: SimTime = SimTime::from_ms(1);
+
+    fn cfg() -> TcpConfig {
+        TcpConfig::default()
+    }
+
+    /// Retransmissions of data by `a`, as (time, seq).
+    fn retransmissions(h: &Harness) -> Vec<(SimTime, u64)> {
+        h.data_sent()
+            .filter(|s| s.out.retransmission)
+            .map(|s| (s.at, s.out.seg.seq))
+            .collect()
+    }
+
+    #[test]
+    fn handshake_then_transfer_then_close() {
+        let mut h = Harness::new(cfg(), cfg(), MS);
+        h.start(100_000, true);
+        h.run_until(SimTime::from_secs(1));
+        assert_eq!(h.b.delivered_bytes(), 100_000);
+        assert_eq!(h.a.bytes_acked(), 100_000);
+        assert!(h.a.all_acked());
+        assert_eq!(h.a.state(), State::FinWait2);
+        assert_eq!(h.b.state(), State::CloseWait);
+        assert_eq!(h.a.stats().retransmissions, 0);
+        // RTT sampled from the handshake: 2 ms.
+        assert_eq!(h.a.rtt().min_rtt(), Some(SimTime::from_ms(2)));
+    }
+
+    #[test]
+    fn first_flight_is_the_initial_window() {
+        let mut h = Harness::new(cfg(), cfg(), MS);
+        h.start(1_000_000, false);
+        h.run_until(SimTime::from_ms(3)); // handshake done at 2 ms; nothing acked yet
+        assert_eq!(h.data_sent().count(), 10);
+    }
+
+    #[test]
+    fn timeout_doubles_the_rto_from_the_minimum() {
+        let mut h = Harness::new(cfg(), cfg(), MS);
+        // Deliver the handshake, then lose every data segment.
+        h.drop = Box::new(|dir, _, o| dir == Dir::AtoB && o.seg.payload_len > 0);
+        h.start(10_000, false);
+        h.run_until(SimTime::from_secs(4));
+        let rx = retransmissions(&h);
+        let first = h.data_sent().next().unwrap().at;
+        let mut prev = first;
+        let mut gaps = Vec::new();
+        for (t, seq) in &rx {
+            assert_eq!(
+                *seq, 1,
+                "a timeout resends the first unacknowledged segment"
+            );
+            gaps.push(*t - prev);
+            prev = *t;
+        }
+        // RTT 2 ms gives an RTO far below the 200 ms minimum: 200, 400, 800, 1600 ms.
+        assert_eq!(
+            gaps[..4],
+            [
+                SimTime::from_ms(200),
+                SimTime::from_ms(400),
+                SimTime::from_ms(800),
+                SimTime::from_ms(1600)
+            ]
+        );
+        assert_eq!(h.a.stats().timeouts, 4);
+    }
+
+    #[test]
+    fn minimum_rto_is_a_parameter() {
+        let mut c = cfg();
+        c.rto.min = SimTime::from_ms(10);
+        let mut h = Harness::new(c, c, MS);
+        h.drop = Box::new(|dir, _, o| dir == Dir::AtoB && o.seg.payload_len > 0);
+        h.start(10_000, false);
+        h.run_until(SimTime::from_ms(100));
+        let first = h.data_sent().next().unwrap().at;
+        let rx = retransmissions(&h);
+        // RTO = max(10 ms, SRTT + 4·RTTVAR) = max(10, 2 + 4) = 10 ms.
+        assert_eq!(rx[0].0 - first, SimTime::from_ms(10));
+    }
+
+    #[test]
+    fn three_dupacks_trigger_one_fast_retransmit_without_timeout() {
+        let mut h = Harness::new(cfg(), cfg(), MS);
+        h.spacing = SimTime::from_us(10);
+        h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 3);
+        h.start(200_000, true);
+        h.run_until(SimTime::from_secs(1));
+        assert_eq!(h.b.delivered_bytes(), 200_000);
+        let st = h.a.stats();
+        assert_eq!(st.timeouts, 0);
+        assert_eq!(st.fast_recoveries, 1);
+        assert_eq!(st.retransmissions, 1);
+        // ssthresh was set from FlightSize/2 and recovery ended.
+        assert_eq!(h.a.ca_state(), CaState::Open);
+    }
+
+    #[test]
+    fn lost_syn_is_retransmitted_after_the_syn_timeout_and_resets_rto_to_3s() {
+        let mut h = Harness::new(cfg(), cfg(), MS);
+        h.drop = Box::new(|dir, i, _| dir == Dir::AtoB && i == 0);
+        h.start(1_000, false);
+        // The SYN-ACK arrives at 1.002 s and data goes out at once, timed with a 3 s RTO.
+        h.run_until(SimTime::from_ms(1003));
+        assert_eq!(
+            h.a.rto(),
+            SimTime::from_secs(3),
+            "RFC 6298 §5.7; Karn: no sample from the retransmitted SYN"
+        );
+        h.run_until(SimTime::from_secs(2));
+        let syns: Vec<_> = h
+            .log
+            .iter()
+            .filter(|s| s.dir == Dir::AtoB && s.out.seg.flags.has(TcpFlags::SYN))
+            .collect();
+        assert_eq!(syns.len(), 2);
+        assert_eq!(syns[1].at - syns[0].at, SimTime::from_secs(1));
+        assert_eq!(h.a.stats().syn_timeouts, 1);
+        assert_eq!(h.b.delivered_bytes(), 1_000);
+        assert_eq!(
+            h.a.rto(),
+            SimTime::from_ms(200),
+            "the first data sample recomputes it"
+        );
+    }
+}

@@ -1,0 +1,193 @@
+"""The ``routerlab`` command.
+
+Exit status: 0 success; 2 invalid scenario, bad arguments, or an output directory that would be
+overwritten without ``--force``; 130 interrupted (Ctrl-C or SIGTERM); 1 anything else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import textwrap
+from pathlib import Path
+
+from . import _core
+from .output import AtomicDir, OutputExists
+from .runner import ScenarioInvalid, simulate, write_files
+
+EXIT_INVALID = 2
+EXIT_INTERRUPTED = 130
+
+DESCRIPTION = """\
+routerlab — a packet-level laboratory for router-assisted transport.
+
+Simulate networks packet by packet: TCP endpoints, routers with queue disciplines, and the
+mechanisms in which routers help TCP. A scenario file (TOML) describes topology, queues,
+transport and workload; see docs/scenario.md."""
+
+EPILOG = """\
+examples:
+  routerlab run examples/dumbbell.toml            simulate, write results/dumbbell/
+  routerlab run examples/dumbbell.toml --seed 7 --out /tmp/d7
+  routerlab validate examples/*.toml              check scenarios without running them
+  routerlab VERB --help                           options of one verb"""
+
+
+def _fmt_rate(bps: float) -> str:
+    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
+        if bps >= scale:
+            return f"{bps / scale:.2f} {unit}"
+    return f"{bps:.0f} bps"
+
+
+def _print_problems(path: str, problems: list[str]) -> None:
+    print(f"{path}: invalid scenario", file=sys.stderr)
+    for p in problems:
+        print(f"  {p}", file=sys.stderr)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    status = 0
+    for path in args.scenarios:
+        try:
+            text = Path(path).read_text()
+        except OSError as e:
+            print(f"{path}: {e.strerror}", file=sys.stderr)
+            status = EXIT_INVALID
+            continue
+        problems = _core.check(text)
+        if problems:
+            _print_problems(path, problems)
+            status = EXIT_INVALID
+        elif not args.quiet:
+            print(f"{path}: ok")
+    return status
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    path = Path(args.scenario)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        print(f"{path}: {e.strerror}", file=sys.stderr)
+        return EXIT_INVALID
+    out = Path(args.out) if args.out else Path("results") / path.stem
+    problems = _core.check(text)
+    if problems:
+        _print_problems(str(path), problems)
+        return EXIT_INVALID
+    try:
+        # The temporary directory exists from the start: it is deleted if the run is
+        # interrupted, and renamed into place only when every file is written.
+        with AtomicDir(out, force=args.force) as d:
+            result = simulate(text, seed=args.seed, progress=args.progress)
+            files = write_files(result, d.path, text)
+            d.commit()
+    except ScenarioInvalid as e:
+        _print_problems(str(path), e.problems)
+        return EXIT_INVALID
+    except OutputExists as e:
+        print(f"routerlab: {e}", file=sys.stderr)
+        return EXIT_INVALID
+    if not args.quiet:
+        print_summary(path, out, result.summary, result.timing, files)
+    return 0
+
+
+def print_summary(path: Path, out: Path, s: dict, timing: dict, files: list[str]) -> None:
+    wall = timing["wall_seconds"]
+    rows = [
+        ("scenario", f"{path} (seed {s['seed']})"),
+        (
+            "simulated",
+            f"{s['sim_seconds']:g} s in {wall:.2f} s wall "
+            f"({timing['events_per_s'] / 1e6:.1f} M events/s)",
+        ),
+        ("flows", f"{s['flows']} ({s['flows_completed']} completed)"),
+        ("goodput", _fmt_rate(s["goodput_bps"])),
+        ("jain index", f"{s['jain_index']:.3f}"),
+        ("drops", f"{s['drops']}"),
+        ("retransmissions", f"{s['retransmissions']}"),
+        ("timeouts", f"{s['timeouts']}"),
+        ("results", f"{out}/  ({', '.join(files)})"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{width}}  {v}")
+
+
+def _raise_interrupt(signum, frame):  # noqa: ARG001
+    raise KeyboardInterrupt
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="routerlab",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"routerlab {_core.version()}")
+    sub = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+
+    r = sub.add_parser(
+        "run",
+        help="simulate a scenario and write its results",
+        description=textwrap.dedent(
+            """\
+            Simulate SCENARIO and write its results into DIR (default results/<scenario stem>):
+              summary.json   run summary (goodput, drops, Jain index, provenance)
+              timing.json    wall-clock time and speed (the only file that differs between
+                             two runs of the same scenario and seed)
+              flows.parquet, flows.csv    one row per flow
+              links.parquet, links.csv    one row per link direction
+              scenario.toml, scenario.normalized.json    what was run
+            The directory appears only when complete; an existing non-empty DIR is refused
+            unless --force, which replaces it atomically."""
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    r.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
+    r.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed")
+    r.add_argument("--out", metavar="DIR", help="result directory (default: results/<stem>)")
+    r.add_argument("--force", action="store_true", help="replace an existing result directory")
+    r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    prog = r.add_mutually_exclusive_group()
+    prog.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show a progress bar (default: only on a terminal)",
+    )
+    prog.add_argument("--no-progress", dest="progress", action="store_false")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser(
+        "validate",
+        help="check scenario files without running them",
+        description="Check each SCENARIO: every problem is printed with its field path. "
+        "Exit status 0 if all are valid, 2 otherwise.",
+    )
+    v.add_argument("scenarios", metavar="SCENARIO", nargs="+")
+    v.add_argument("--quiet", "-q", action="store_true", help="print only problems")
+    v.set_defaults(func=cmd_validate)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("routerlab: interrupted; no result was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

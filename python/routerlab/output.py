@@ -1,0 +1,147 @@
+"""Writing results: atomically, so that nothing half-written ever looks complete.
+
+A run writes into a hidden temporary directory next to its destination and moves it into place
+only when every file is written. An existing destination is swapped out in one step (Linux's
+``renameat2(RENAME_EXCHANGE)``; elsewhere two renames) and deleted only after the new one is in
+place, so an interrupted run never damages an earlier result.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+
+class OutputExists(Exception):
+    """The destination exists, is not empty, and ``--force`` was not given."""
+
+
+def _dir_nonempty(path: Path) -> bool:
+    return path.is_dir() and any(path.iterdir())
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE). False if unsupported."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    rc = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    return rc == 0
+
+
+class AtomicDir:
+    """A directory that appears at ``final`` complete, or not at all.
+
+    Use as a context manager; write into ``.path``; call ``commit()`` when everything is written.
+    Leaving the block without committing (an exception, Ctrl-C) deletes the temporary directory.
+    """
+
+    def __init__(self, final: Path, force: bool = False):
+        self.final = Path(final)
+        self.force = force
+        self.path = (
+            self.final.parent / f".{self.final.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        )
+        self._committed = False
+
+    def check(self) -> None:
+        if _dir_nonempty(self.final) and not self.force:
+            raise OutputExists(f"{self.final} exists and is not empty (use --force to replace it)")
+        if self.final.exists() and not self.final.is_dir():
+            raise OutputExists(f"{self.final} exists and is not a directory")
+
+    def __enter__(self) -> AtomicDir:
+        self.check()
+        self.final.parent.mkdir(parents=True, exist_ok=True)
+        self.path.mkdir()
+        return self
+
+    def commit(self) -> None:
+        self.check()
+        if self.final.exists():
+            if _exchange(self.path, self.final):
+                shutil.rmtree(self.path)  # now holds the old result
+            else:
+                old = self.final.parent / f".{self.final.name}.old-{uuid.uuid4().hex[:8]}"
+                os.rename(self.final, old)
+                os.rename(self.path, self.final)
+                shutil.rmtree(old)
+        else:
+            os.rename(self.path, self.final)
+        self._committed = True
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if not self._committed and self.path.exists():
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def write_json(path: Path, obj) -> None:
+    path.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+# Arrow types of the result tables' columns (everything else is inferred).
+FLOW_SCHEMA = pa.schema(
+    [
+        ("flow_id", pa.uint32()),
+        ("group", pa.string()),
+        ("src", pa.string()),
+        ("dst", pa.string()),
+        ("size_bytes", pa.uint64()),
+        ("start_s", pa.float64()),
+        ("fct_s", pa.float64()),
+        ("bytes_acked", pa.uint64()),
+        ("bytes_delivered", pa.uint64()),
+        ("goodput_bps", pa.float64()),
+        ("retransmissions", pa.uint64()),
+        ("timeouts", pa.uint64()),
+    ]
+)
+
+LINK_SCHEMA = pa.schema(
+    [
+        ("link", pa.string()),
+        ("rate_bps", pa.uint64()),
+        ("tx_packets", pa.uint64()),
+        ("tx_bytes", pa.uint64()),
+        ("utilization", pa.float64()),
+        ("drops", pa.uint64()),
+        ("ecn_marks", pa.uint64()),
+        ("queue_high_water_packets", pa.uint64()),
+    ]
+)
+
+
+def table(columns: dict, schema: pa.Schema | None = None) -> pa.Table:
+    if schema is not None:
+        return pa.table(
+            {f.name: pa.array(columns[f.name], type=f.type) for f in schema}, schema=schema
+        )
+    return pa.table(columns)
+
+
+def write_table(directory: Path, name: str, t: pa.Table, csv: bool = True) -> list[str]:
+    """Write ``name.parquet`` (and ``name.csv``); returns the file names written."""
+    pq.write_table(t, directory / f"{name}.parquet", compression="zstd")
+    files = [f"{name}.parquet"]
+    if csv:
+        pacsv.write_csv(t, directory / f"{name}.csv")
+        files.append(f"{name}.csv")
+    return files

@@ -1,0 +1,129 @@
+"""Running one scenario: build it, step it with a progress bar, collect and write its results."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+
+from . import _core
+from .output import FLOW_SCHEMA, LINK_SCHEMA, AtomicDir, table, write_json, write_table
+
+# Events per step between progress updates (and Ctrl-C checks): a few milliseconds of work.
+STEP_EVENTS = 200_000
+
+
+class ScenarioInvalid(Exception):
+    """The scenario was rejected; ``.problems`` lists each problem with its field path."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def scenario_hash(normalized_json: str) -> str:
+    return hashlib.sha256(normalized_json.encode()).hexdigest()
+
+
+def build(text: str, seed: int | None = None) -> _core.Run:
+    try:
+        return _core.Run(text, seed)
+    except ValueError as e:
+        problems = e.args[0] if e.args and isinstance(e.args[0], list) else [str(e)]
+        raise ScenarioInvalid(problems) from None
+
+
+@dataclass
+class RunResult:
+    """A finished run: its summary, tables (Arrow) and timing."""
+
+    summary: dict
+    flows: pa.Table
+    links: pa.Table
+    timing: dict
+    normalized: str
+    extra_tables: dict = field(default_factory=dict)
+
+
+def simulate(text: str, seed: int | None = None, progress: bool | None = None) -> RunResult:
+    """Run a scenario given as TOML text. ``progress``: None = show only on a terminal."""
+    t0 = time.perf_counter()
+    run = build(text, seed)
+    setup = time.perf_counter() - t0
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = None
+    if show:
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=round(run.end_s, 6),
+            unit="s",
+            unit_scale=False,
+            desc="simulating",
+            file=sys.stderr,
+            bar_format="{desc} {percentage:3.0f}%|{bar}| {n:.3f}/{total:.3f} sim-s "
+            "[{elapsed}<{remaining}{postfix}]",
+            leave=False,
+        )
+    t1 = time.perf_counter()
+    try:
+        while not run.step(STEP_EVENTS):
+            if bar is not None:
+                wall = time.perf_counter() - t1
+                bar.n = round(run.now_s, 6)
+                bar.set_postfix_str(f"{run.events / max(wall, 1e-9) / 1e6:.1f} M events/s")
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = time.perf_counter() - t1
+    res = run.results()
+    summary = dict(res["summary"])
+    summary.update(
+        {
+            "scenario_hash": scenario_hash(run.normalized),
+            "seed": run.seed,
+            "routerlab_version": _core.version(),
+            "git_commit": _core.git_commit(),
+        }
+    )
+    timing = {
+        "wall_seconds": wall,
+        "setup_seconds": setup,
+        "events_per_s": run.events / wall if wall > 0 else 0.0,
+        "packet_hops_per_s": run.packet_hops / wall if wall > 0 else 0.0,
+    }
+    return RunResult(
+        summary=summary,
+        flows=table(res["flows"], FLOW_SCHEMA),
+        links=table(res["links"], LINK_SCHEMA),
+        timing=timing,
+        normalized=run.normalized,
+    )
+
+
+def write_result(
+    result: RunResult, out: Path, scenario_text: str, force: bool = False
+) -> list[str]:
+    """Write a run's files into ``out`` atomically; returns the file names."""
+    with AtomicDir(out, force=force) as d:
+        files = write_files(result, d.path, scenario_text)
+        d.commit()
+    return files
+
+
+def write_files(result: RunResult, directory: Path, scenario_text: str) -> list[str]:
+    write_json(directory / "summary.json", result.summary)
+    write_json(directory / "timing.json", result.timing)
+    files = ["summary.json", "timing.json"]
+    files += write_table(directory, "flows", result.flows)
+    files += write_table(directory, "links", result.links)
+    for name, t in result.extra_tables.items():
+        files += write_table(directory, name, t, csv=False)
+    (directory / "scenario.toml").write_text(scenario_text)
+    (directory / "scenario.normalized.json").write_text(result.normalized + "\n")
+    files += ["scenario.toml", "scenario.normalized.json"]
+    return files
