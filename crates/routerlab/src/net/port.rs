@@ -30,6 +30,11 @@ pub struct PortStats {
     pub busy: SimTime,
     pub link_losses: u64,
     pub link_down_drops: u64,
+    /// ∫ queue length dt, in packet·ps and byte·ps (for time-averaged occupancy).
+    pub queue_area_packets: u128,
+    pub queue_area_bytes: u128,
+    /// When the queue length last changed.
+    pub queue_changed_at: SimTime,
 }
 
 #[derive(Debug)]
@@ -98,6 +103,39 @@ impl Port {
         self.pipe.len()
     }
 
+    /// Add the time since the last change, at the current length, to the occupancy integrals.
+    #[inline]
+    fn account_queue(&mut self, now: SimTime) {
+        let dt = (now - self.stats.queue_changed_at).0 as u128;
+        if dt > 0 {
+            self.stats.queue_area_packets += self.qdisc.len_packets() as u128 * dt;
+            self.stats.queue_area_bytes += self.qdisc.len_bytes() as u128 * dt;
+            self.stats.queue_changed_at = now;
+        }
+    }
+
+    /// Time-averaged number of packets waiting, over [0, now].
+    pub fn mean_queue_packets(&self, now: SimTime) -> f64 {
+        let area = self.stats.queue_area_packets
+            + self.qdisc.len_packets() as u128 * (now - self.stats.queue_changed_at).0 as u128;
+        if now.0 == 0 {
+            0.0
+        } else {
+            area as f64 / now.0 as f64
+        }
+    }
+
+    /// Time-averaged bytes waiting, over [0, now].
+    pub fn mean_queue_bytes(&self, now: SimTime) -> f64 {
+        let area = self.stats.queue_area_bytes
+            + self.qdisc.len_bytes() as u128 * (now - self.stats.queue_changed_at).0 as u128;
+        if now.0 == 0 {
+            0.0
+        } else {
+            area as f64 / now.0 as f64
+        }
+    }
+
     /// Offer a packet. Packets the port lets go of are passed to `dropped`, which must free them.
     #[inline]
     pub fn enqueue(
@@ -113,6 +151,7 @@ impl Port {
             dropped(pkt, DropCause::LinkDown, pool);
             return;
         }
+        self.account_queue(now);
         match self.qdisc.enqueue(now, pkt, pool) {
             Verdict::Enqueued => {}
             Verdict::Dropped(p, cause) => dropped(p, cause, pool),
@@ -133,6 +172,7 @@ impl Port {
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
     ) {
         debug_assert!(self.tx.is_none());
+        self.account_queue(now);
         let next = self.qdisc.dequeue(now, pool, &mut self.drops);
         for (p, cause) in self.drops.drain(..) {
             dropped(p, cause, pool);

@@ -5,15 +5,15 @@
 
 use std::collections::BTreeMap;
 
-use super::schema::{CcName, Link, Queue, Topology, Transport, Workload};
+use super::schema::{Cc, CubicCc, DctcpCc, Link, Queue, Topology, Transport, Workload};
 use super::values::{ByteSize, Duration, PositiveDuration};
 use super::{Scenario, ScenarioError};
 use crate::ids::{HostId, NodeId};
 use crate::net::{DirSpec, Network, NodeKind};
 use crate::qdisc::{DropTailParams, QueueSpec};
 use crate::rng::{SimRng, StreamId};
-use crate::sim::SimSpec;
-use crate::tcp::cc::CcConfig;
+use crate::sim::{OutputSpec, SimSpec};
+use crate::tcp::cc::{CcConfig, CubicParams, DctcpParams};
 use crate::tcp::{DelayedAck, RtoParams, TcpConfig};
 use crate::topology::{self, BuiltTopology, DumbbellParams};
 use crate::units::{SimTime, Size};
@@ -26,6 +26,27 @@ pub const DEFAULT_QUEUE: QueueSpec = QueueSpec::DropTail(DropTailParams {
     ecn_threshold: None,
 });
 
+impl Default for CubicCc {
+    fn default() -> CubicCc {
+        let p = CubicParams::default();
+        CubicCc {
+            c: p.c,
+            beta: p.beta,
+            fast_convergence: p.fast_convergence,
+        }
+    }
+}
+
+impl Default for DctcpCc {
+    fn default() -> DctcpCc {
+        let p = DctcpParams::default();
+        DctcpCc {
+            g: p.g,
+            alpha_init: p.alpha_init,
+        }
+    }
+}
+
 impl Default for Transport {
     fn default() -> Transport {
         let d = TcpConfig::default();
@@ -34,7 +55,7 @@ impl Default for Transport {
             timeout: SimTime::from_ms(40),
         };
         Transport {
-            cc: CcName::NewReno,
+            cc: Cc::NewReno,
             mss: d.mss,
             init_cwnd: d.init_cwnd,
             min_rto: Duration(d.rto.min),
@@ -59,7 +80,16 @@ impl Transport {
         let d = TcpConfig::default();
         TcpConfig {
             cc: match self.cc {
-                CcName::NewReno => CcConfig::NewReno,
+                Cc::NewReno => CcConfig::NewReno,
+                Cc::Cubic(p) => CcConfig::Cubic(CubicParams {
+                    c: p.c,
+                    beta: p.beta,
+                    fast_convergence: p.fast_convergence,
+                }),
+                Cc::Dctcp(p) => CcConfig::Dctcp(DctcpParams {
+                    g: p.g,
+                    alpha_init: p.alpha_init,
+                }),
             },
             mss: self.mss,
             init_cwnd: self.init_cwnd,
@@ -108,6 +138,37 @@ impl Transport {
         }
         if self.max_rto.0 == SimTime::ZERO {
             err("max_rto", "must be positive".into());
+        }
+        match self.cc {
+            Cc::Cubic(p) => {
+                if !(p.c > 0.0 && p.c.is_finite()) {
+                    err(
+                        "cc.c",
+                        format!("{} is not a possible C (expected > 0)", p.c),
+                    );
+                }
+                if !(p.beta > 0.0 && p.beta < 1.0) {
+                    err(
+                        "cc.beta",
+                        format!("{} is not a possible β (expected 0 < β < 1)", p.beta),
+                    );
+                }
+            }
+            Cc::Dctcp(p) => {
+                if !(p.g > 0.0 && p.g <= 1.0) {
+                    err(
+                        "cc.g",
+                        format!("{} is not a possible gain (expected 0 < g ≤ 1)", p.g),
+                    );
+                }
+                if !(0.0..=1.0).contains(&p.alpha_init) {
+                    err(
+                        "cc.alpha_init",
+                        format!("{} is not a possible α (expected 0 to 1)", p.alpha_init),
+                    );
+                }
+            }
+            Cc::NewReno => {}
         }
         if self.min_rto.0 > self.max_rto.0 {
             err(
@@ -302,6 +363,30 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
         let mut rng = SimRng::new(sc.seed(), StreamId::Workload(i as u32));
         flows.extend(expand_static(&spec, &mut rng));
     }
+    let out = &sc.file.output;
+    if let Some(ids) = &out.timeseries_flows {
+        for (k, &id) in ids.iter().enumerate() {
+            if id as usize >= flows.len() {
+                errs.push(ScenarioError::at(
+                    format!("output.timeseries_flows[{k}]"),
+                    format!(
+                        "there is no flow {id} (flow ids are 0 to {})",
+                        flows.len().saturating_sub(1)
+                    ),
+                ));
+            }
+        }
+        if out.timeseries.is_none() {
+            errs.push(ScenarioError::at(
+                "output.timeseries_flows",
+                "has no effect without output.timeseries".into(),
+            ));
+        }
+    }
+    let output = OutputSpec {
+        timeseries: out.timeseries.map(|d| d.0),
+        timeseries_flows: out.timeseries_flows.clone(),
+    };
     debug_assert!(topo.spec.nodes.iter().any(|n| n.kind == NodeKind::Host));
     if errs.is_empty() {
         Ok(SimSpec {
@@ -310,6 +395,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
             topology: topo.spec,
             flows,
             groups,
+            output,
         })
     } else {
         Err(errs)

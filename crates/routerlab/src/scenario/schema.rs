@@ -97,17 +97,76 @@ pub struct DropTailQueue {
     pub ecn_threshold: Option<Threshold>,
 }
 
-#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum CcName {
+/// Congestion control: a name (`"cubic"`) or a table with parameters
+/// (`{ kind = "dctcp", g = 0.0625 }`).
+#[derive(Serialize, Debug, Clone, Copy, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Cc {
     NewReno,
+    Cubic(CubicCc),
+    Dctcp(DctcpCc),
+}
+
+impl<'de> Deserialize<'de> for Cc {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = toml::Value::deserialize(d)?;
+        let table = match v {
+            toml::Value::String(kind) => {
+                let mut t = toml::Table::new();
+                t.insert("kind".into(), toml::Value::String(kind));
+                t
+            }
+            toml::Value::Table(t) => t,
+            other => {
+                return Err(D::Error::custom(format!(
+                    "expected a congestion control name or a table, found {}",
+                    other.type_str()
+                )));
+            }
+        };
+        tagged(
+            toml::Value::Table(table),
+            "congestion control",
+            &["newreno", "cubic", "dctcp"],
+            |kind, v| match kind {
+                "newreno" => from_value::<NoParams>(v).map(|_| Cc::NewReno),
+                "cubic" => from_value(v).map(Cc::Cubic),
+                "dctcp" => from_value(v).map(Cc::Dctcp),
+                _ => unreachable!(),
+            },
+        )
+        .map_err(|e: toml::de::Error| D::Error::custom(e.message()))
+    }
+}
+
+/// A table that must be empty (besides `kind`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+
+/// CUBIC's parameters (RFC 9438 defaults).
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CubicCc {
+    pub c: f64,
+    pub beta: f64,
+    pub fast_convergence: bool,
+}
+
+/// DCTCP's parameters (RFC 8257 defaults).
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DctcpCc {
+    pub g: f64,
+    pub alpha_init: f64,
 }
 
 /// TCP parameters. Every key is optional; defaults are `TcpConfig::default()`'s.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Transport {
-    pub cc: CcName,
+    pub cc: Cc,
     pub mss: u32,
     pub init_cwnd: u32,
     pub min_rto: Duration,
@@ -184,11 +243,17 @@ pub struct Fixed {
     pub transport: Option<toml::Table>,
 }
 
-/// What to record beyond the flow and link tables (sampling options grow with the network
-/// layer).
+/// What to record beyond the flow and link tables.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq, Default)]
 #[serde(deny_unknown_fields)]
-pub struct Output {}
+pub struct Output {
+    /// Sample every sender's TCP state at this interval into `timeseries.parquet`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeseries: Option<PositiveDuration>,
+    /// Only these flows (by `flow_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeseries_flows: Option<Vec<u32>>,
+}
 
 impl Duration {
     pub fn zero() -> Duration {

@@ -15,8 +15,10 @@ deadline (the usual case: the RTO moves forward on every ACK) schedules nothing.
 */
 
 mod results;
+mod sampling;
 
 pub use results::{FlowRow, LinkRow, Results, Summary};
+pub use sampling::{FlowSampler, TimeSeries};
 
 use crate::engine::{Event, EventQueue};
 use crate::ids::{ConnId, EpId, HostId, NodeId, PacketId};
@@ -39,7 +41,20 @@ pub struct SimSpec {
     pub flows: Vec<FlowSpec>,
     /// Workload (group) names, indexed by `FlowSpec::group`.
     pub groups: Vec<String>,
+    pub output: OutputSpec,
 }
+
+/// What to measure beyond the flow and link tables.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct OutputSpec {
+    /// Sample senders' TCP state at this interval (None: no time series).
+    pub timeseries: Option<SimTime>,
+    /// Flows to sample (None: all).
+    pub timeseries_flows: Option<Vec<u32>>,
+}
+
+/// Sampler indices in `Event::Sample`.
+const SAMPLE_FLOWS: u32 = 0;
 
 /// One side of a connection.
 #[derive(Debug)]
@@ -90,6 +105,7 @@ pub struct Simulation {
     conns: Vec<Connection>,
     groups: Vec<String>,
     counters: RunCounters,
+    flow_sampler: Option<FlowSampler>,
 }
 
 impl Simulation {
@@ -105,9 +121,20 @@ impl Simulation {
             conns: Vec::with_capacity(spec.flows.len()),
             groups: spec.groups.clone(),
             counters: RunCounters::default(),
+            flow_sampler: None,
         };
         for f in &spec.flows {
             sim.add_connection(f);
+        }
+        if let Some(interval) = spec.output.timeseries {
+            let flows = match &spec.output.timeseries_flows {
+                Some(ids) => ids.iter().map(|&i| ConnId(i)).collect(),
+                None => (0..sim.conns.len() as u32).map(ConnId).collect(),
+            };
+            sim.flow_sampler = Some(FlowSampler::new(interval, flows));
+            if interval < sim.end {
+                sim.events.push(interval, Event::Sample(SAMPLE_FLOWS));
+            }
         }
         sim
     }

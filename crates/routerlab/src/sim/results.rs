@@ -42,6 +42,9 @@ pub struct LinkRow {
     pub drops: u64,
     pub ecn_marks: u64,
     pub queue_high_water_packets: u64,
+    /// Time-averaged queue length (packets waiting, not the one being transmitted).
+    pub mean_queue_packets: f64,
+    pub mean_queue_bytes: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -63,6 +66,8 @@ pub struct Results {
     pub summary: Summary,
     pub flows: Vec<FlowRow>,
     pub links: Vec<LinkRow>,
+    /// Per-flow TCP state samples, if the scenario asked for them.
+    pub timeseries: Option<super::TimeSeries>,
 }
 
 /// Jain's fairness index, (Σx)² / (n·Σx²); 1 for an empty or all-zero set.
@@ -144,6 +149,8 @@ pub(super) fn collect(sim: &Simulation) -> Results {
                 drops,
                 ecn_marks: qs.ecn_marks,
                 queue_high_water_packets: qs.high_water_packets,
+                mean_queue_packets: p.mean_queue_packets(now),
+                mean_queue_bytes: p.mean_queue_bytes(now),
             }
         })
         .collect();
@@ -167,6 +174,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         summary,
         flows,
         links,
+        timeseries: sim.flow_sampler.as_ref().map(|f| f.series.clone()),
     }
 }
 

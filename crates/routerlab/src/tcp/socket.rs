@@ -685,7 +685,7 @@ impl TcpSocket {
         self.state = State::Established;
         self.snd_una = 1;
         self.snd_nxt = 1;
-        self.recover = 1;
+        self.recover = 0; // RFC 6582 §3.2: `recover` starts at the initial send sequence number
         self.ecn_high_seq = 1;
         self.rto_at = None;
         if self.syn_retransmitted {
@@ -844,10 +844,12 @@ impl TcpSocket {
         if self.sack_ok && self.ca == CaState::Recovery {
             self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
         }
-        // ECN (RFC 3168 §6.1.2): reduce at most once per window, not during recovery.
+        // ECN (RFC 3168 §6.1.2): reduce at most once per window, not during recovery. The ACK
+        // must cover data sent after the last reduction: ACKs up to `ecn_high_seq` may still
+        // echo marks the receiver saw before our CWR reached it.
         if ece
             && matches!(self.ca, CaState::Open | CaState::Disorder)
-            && self.snd_una >= self.ecn_high_seq
+            && self.snd_una > self.ecn_high_seq
         {
             if self
                 .cc
@@ -928,6 +930,7 @@ impl TcpSocket {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::DelayedAck;
     use crate::tcp::testing::{Dir, Harness};
 
     const MS: SimTime = SimTime::from_ms(1);
@@ -1032,7 +1035,7 @@ mod tests {
     #[test]
     fn lost_syn_is_retransmitted_after_the_syn_timeout_and_resets_rto_to_3s() {
         let mut h = Harness::new(cfg(), cfg(), MS);
-        h.drop = Box::new(|dir, i, _| dir == Dir::AtoB && i == 0);
+        h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && i == 0 && o.seg.flags.has(TcpFlags::SYN));
         h.start(1_000, false);
         // The SYN-ACK arrives at 1.002 s and data goes out at once, timed with a 3 s RTO.
         h.run_until(SimTime::from_ms(1003));
@@ -1056,5 +1059,240 @@ mod tests {
             SimTime::from_ms(200),
             "the first data sample recomputes it"
         );
+    }
+
+    fn with(f: impl FnOnce(&mut TcpConfig)) -> TcpConfig {
+        let mut c = cfg();
+        f(&mut c);
+        c
+    }
+
+    /// Four segments of one window lost: SACK repairs them within about one RTT of the first
+    /// retransmission; NewReno needs one RTT per hole (one partial ACK each). Neither times out.
+    #[test]
+    fn sack_repairs_several_losses_in_one_rtt_where_newreno_takes_one_rtt_each() {
+        let lost = [20usize, 22, 24, 26];
+        let run = |sack: bool| {
+            let c = with(|c| {
+                c.sack = sack;
+                c.init_cwnd = 40;
+            });
+            let mut h = Harness::new(c, c, SimTime::from_ms(10));
+            h.spacing = SimTime::from_us(100);
+            h.drop = Box::new(move |dir, i, o| {
+                dir == Dir::AtoB && o.seg.payload_len > 0 && lost.contains(&i)
+            });
+            h.start(100 * 1460, true);
+            h.run_until(SimTime::from_secs(2));
+            assert_eq!(h.b.delivered_bytes(), 100 * 1460);
+            assert_eq!(h.a.stats().timeouts, 0, "sack={sack}");
+            assert_eq!(
+                h.a.stats().retransmissions,
+                4,
+                "sack={sack}: one retransmission per hole"
+            );
+            let rx = retransmissions(&h);
+            rx.last().unwrap().0 - rx.first().unwrap().0
+        };
+        let rtt = SimTime::from_ms(20);
+        let sack_span = run(true);
+        let newreno_span = run(false);
+        assert!(sack_span < rtt, "SACK resent all holes within {sack_span}");
+        assert!(
+            newreno_span >= SimTime(3 * rtt.0),
+            "NewReno: one hole per RTT, took {newreno_span}"
+        );
+    }
+
+    #[test]
+    fn limited_transmit_turns_two_dupacks_into_a_fast_retransmit() {
+        // Four segments, init_cwnd 3, the first lost: segments 2 and 3 give two duplicate ACKs;
+        // limited transmit sends segment 4, whose ACK is the third.
+        let run = |lt: bool| {
+            let c = with(|c| {
+                c.init_cwnd = 3;
+                c.limited_transmit = lt;
+            });
+            let mut h = Harness::new(c, c, MS);
+            h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0);
+            h.start(4 * 1460, true);
+            h.run_until(SimTime::from_secs(2));
+            assert_eq!(h.b.delivered_bytes(), 4 * 1460);
+            (h.a.stats().fast_recoveries, h.a.stats().timeouts)
+        };
+        assert_eq!(run(true), (1, 0));
+        assert_eq!(run(false), (0, 1));
+    }
+
+    #[test]
+    fn dupthresh_is_configurable() {
+        let run = |dupthresh: u32| {
+            let c = with(|c| c.dupthresh = dupthresh);
+            let mut h = Harness::new(c, c, MS);
+            h.spacing = SimTime::from_us(10);
+            // Lose segment 5 of a 9-segment flow: 3 later segments of the first flight + ...
+            h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 5);
+            h.start(9 * 1460, true);
+            h.run_until(SimTime::from_secs(2));
+            assert_eq!(h.b.delivered_bytes(), 9 * 1460);
+            (h.a.stats().fast_recoveries, h.a.stats().timeouts)
+        };
+        // Three segments follow the hole (plus limited transmit adds none: no new data left).
+        assert_eq!(run(3), (1, 0));
+        assert_eq!(run(4), (0, 1));
+    }
+
+    #[test]
+    fn delayed_acks_halve_the_ack_count() {
+        let acks = |delayed: bool| {
+            let c = with(|c| {
+                c.delayed_ack = delayed.then_some(DelayedAck {
+                    count: 2,
+                    timeout: SimTime::from_ms(40),
+                })
+            });
+            let mut h = Harness::new(c, c, MS);
+            h.spacing = SimTime::from_us(12);
+            h.start(1000 * 1460, true);
+            h.run_until(SimTime::from_secs(5));
+            assert_eq!(h.b.delivered_bytes(), 1000 * 1460);
+            h.log
+                .iter()
+                .filter(|s| s.dir == Dir::BtoA && s.out.seg.payload_len == 0)
+                .count() as f64
+        };
+        let ratio = acks(true) / acks(false);
+        assert!((0.48..=0.55).contains(&ratio), "ratio {ratio}");
+    }
+
+    #[test]
+    fn karn_no_sample_from_a_retransmission_and_backoff_kept_until_a_new_sample() {
+        let mut h = Harness::new(cfg(), cfg(), MS);
+        // Lose the first transmission of the first data segment only.
+        h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0);
+        h.start(1460, false);
+        h.run_until(SimTime::from_ms(500));
+        assert_eq!(h.a.stats().timeouts, 1);
+        assert!(h.a.all_acked());
+        // The only data ACK acknowledged a retransmitted segment: no sample (Karn), so the RTT
+        // estimate is still the handshake's and the backed-off RTO persists (RFC 6298 §5.7).
+        assert_eq!(h.a.rtt().latest(), Some(SimTime::from_ms(2)));
+        assert_eq!(h.a.rto(), SimTime::from_ms(400));
+        // New data, acknowledged without retransmission: a sample, and the backoff collapses.
+        h.a.send(1460);
+        h.poll();
+        h.run_until(SimTime::from_secs(1));
+        assert_eq!(h.a.rto(), SimTime::from_ms(200));
+    }
+
+    #[test]
+    fn classic_ecn_reduces_once_per_window_and_sets_cwr() {
+        let c = with(|c| c.ecn = true);
+        let mut h = Harness::new(c, c, SimTime::from_ms(5));
+        h.spacing = SimTime::from_us(50);
+        // Mark data segments 30 and 31 CE (same window).
+        h.mark = Box::new(|dir, i, o| {
+            if dir == Dir::AtoB && (i == 31 || i == 32) {
+                Ecn::Ce
+            } else {
+                o.ecn
+            }
+        });
+        h.start(200 * 1460, true);
+        h.run_until(SimTime::from_secs(2));
+        assert!(h.a.ecn_enabled() && h.b.ecn_enabled());
+        assert_eq!(h.a.stats().ecn_reductions, 1);
+        assert_eq!(h.a.stats().retransmissions, 0);
+        assert!(h.data_sent().any(|s| s.out.seg.flags.has(TcpFlags::CWR)));
+        assert!(h.data_sent().all(|s| s.out.ecn == Ecn::Ect0));
+        assert!(h.a.ssthresh() < u64::MAX);
+    }
+
+    #[test]
+    fn ecn_is_not_used_unless_both_ends_agree() {
+        let on = with(|c| c.ecn = true);
+        let mut h = Harness::new(on, cfg(), MS);
+        h.start(10_000, true);
+        h.run_until(SimTime::from_secs(1));
+        assert!(!h.a.ecn_enabled());
+        assert!(h.data_sent().all(|s| s.out.ecn == Ecn::NotEct));
+    }
+
+    #[test]
+    fn pacing_spaces_segments_at_the_pacing_rate() {
+        let c = with(|c| c.pacing = true);
+        let mut h = Harness::new(c, c, SimTime::from_ms(10));
+        h.start(40 * 1460, true);
+        h.run_until(SimTime::from_ms(23));
+        // After the handshake (SRTT 20 ms, cwnd 10·1460 B, slow start ×2): rate = 11.68 Mbps,
+        // one 1500-byte packet every ~1.03 ms, instead of a burst.
+        let t: Vec<SimTime> = h.data_sent().map(|s| s.at).collect();
+        assert!(t.len() >= 3);
+        let gap = t[2] - t[1];
+        assert!(
+            gap > SimTime::from_us(900) && gap < SimTime::from_us(1100),
+            "gap {gap}"
+        );
+    }
+
+    #[test]
+    fn mss_is_the_smaller_of_both_ends_and_jumbo_frames_work() {
+        let jumbo = with(|c| c.mss = 8960);
+        let mut h = Harness::new(jumbo, cfg(), MS);
+        h.start(100_000, true);
+        h.run_until(SimTime::from_secs(1));
+        assert_eq!(h.a.mss(), 1460);
+        let mut h = Harness::new(jumbo, jumbo, MS);
+        h.start(100_000, true);
+        h.run_until(SimTime::from_secs(1));
+        assert_eq!(h.a.mss(), 8960);
+        assert_eq!(h.data_sent().next().unwrap().out.seg.payload_len, 8960);
+        assert_eq!(h.b.delivered_bytes(), 100_000);
+    }
+
+    #[test]
+    fn receive_window_limits_the_flight() {
+        let c = with(|c| c.rcv_buf = 5 * 1460);
+        let mut h = Harness::new(c, c, SimTime::from_ms(10));
+        h.start(100 * 1460, true);
+        h.run_until(SimTime::from_ms(21));
+        assert_eq!(
+            h.data_sent().count(),
+            5,
+            "initial window 10 but the peer offers 5 segments"
+        );
+        h.run_until(SimTime::from_secs(2));
+        assert_eq!(h.b.delivered_bytes(), 100 * 1460);
+    }
+
+    #[test]
+    fn explicit_loss_notification_resends_only_the_named_segment() {
+        let mut h = Harness::new(cfg(), cfg(), SimTime::from_ms(10));
+        h.start(30 * 1460, true);
+        h.run_until(SimTime::from_ms(25)); // 10 segments in flight, none acknowledged
+        let seq = 1 + 3 * 1460;
+        h.a.on_loss_signal(
+            h.now,
+            LossSignal::Explicit {
+                left: seq,
+                right: seq + 1460,
+            },
+        );
+        let mut sent = Vec::new();
+        h.a.poll_transmit(h.now, &mut |o| sent.push(*o));
+        assert_eq!(sent.len(), 1);
+        assert!(sent[0].retransmission && sent[0].seg.seq == seq);
+        assert_eq!(h.a.ca_state(), CaState::Recovery);
+        // A second notice for a segment already resent and in flight is ignored.
+        h.a.on_loss_signal(
+            h.now,
+            LossSignal::Explicit {
+                left: seq,
+                right: seq + 1460,
+            },
+        );
+        let mut again = Vec::new();
+        h.a.poll_transmit(h.now, &mut |o| again.push(*o));
+        assert!(again.iter().all(|o| !o.retransmission));
     }
 }

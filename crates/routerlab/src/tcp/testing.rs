@@ -22,7 +22,9 @@ pub struct Sent {
     pub out: Outgoing,
 }
 
-/// Decides whether to drop a segment: (direction, index among segments sent that way, segment).
+/// Decides whether to drop a segment: (direction, index, segment). The index counts data
+/// segments (payload > 0) and control segments (SYN, pure ACKs) separately, per direction: data
+/// index 0 is the first data segment, control index 0 the SYN.
 pub type DropFilter = Box<dyn FnMut(Dir, usize, &Outgoing) -> bool>;
 /// Rewrites a segment's ECN field in flight.
 pub type EcnMarker = Box<dyn FnMut(Dir, usize, &Outgoing) -> Ecn>;
@@ -45,7 +47,8 @@ pub struct Harness {
     pub drop: DropFilter,
     /// Rewrite a segment's ECN field in flight (e.g. to mark CE).
     pub mark: EcnMarker,
-    sent_count: [usize; 2],
+    /// Segments sent so far, per direction: [control, data].
+    sent_count: [[usize; 2]; 2],
 }
 
 impl Harness {
@@ -64,7 +67,7 @@ impl Harness {
             log: Vec::new(),
             drop: Box::new(|_, _, _| false),
             mark: Box::new(|_, _, o| o.ecn),
-            sent_count: [0, 0],
+            sent_count: [[0; 2]; 2],
         }
     }
 
@@ -75,10 +78,11 @@ impl Harness {
         if close {
             self.a.close();
         }
-        self.flush();
+        self.poll();
     }
 
-    fn flush(&mut self) {
+    /// Let both sockets send what they may now (after the test changed one).
+    pub fn poll(&mut self) {
         let now = self.now;
         let mut outs: Vec<(Dir, Outgoing)> = Vec::new();
         self.a
@@ -86,9 +90,9 @@ impl Harness {
         self.b
             .poll_transmit(now, &mut |o| outs.push((Dir::BtoA, *o)));
         for (dir, mut o) in outs {
-            let k = dir as usize;
-            let idx = self.sent_count[k];
-            self.sent_count[k] += 1;
+            let kind = (o.seg.payload_len > 0) as usize;
+            let idx = self.sent_count[dir as usize][kind];
+            self.sent_count[dir as usize][kind] += 1;
             self.log.push(Sent {
                 at: now,
                 dir,
@@ -137,11 +141,13 @@ impl Harness {
                 }
             });
             due.sort_by_key(|w| (w.0, w.1));
+            // Like the simulator: each arrival is followed by the sockets' output.
             for (_, _, dir, o) in due {
                 match dir {
                     Dir::AtoB => self.b.on_segment(self.now, o.ecn, &o.seg),
                     Dir::BtoA => self.a.on_segment(self.now, o.ecn, &o.seg),
                 }
+                self.poll();
             }
             if self.a.poll_at().is_some_and(|x| x <= self.now) {
                 self.a.on_timer(self.now);
@@ -149,7 +155,7 @@ impl Harness {
             if self.b.poll_at().is_some_and(|x| x <= self.now) {
                 self.b.on_timer(self.now);
             }
-            self.flush();
+            self.poll();
         }
         self.now = self.now.max(until);
     }

@@ -10,8 +10,12 @@ Every hook receives `now`; no controller reads a clock or a global. Controllers 
 reals (CUBIC, DCTCP's α) use `f64` with `libm`, so results are the same on every platform.
 */
 
+mod cubic;
+mod dctcp;
 mod newreno;
 
+pub use cubic::{Cubic, CubicParams};
+pub use dctcp::{Dctcp, DctcpParams};
 pub use newreno::NewReno;
 
 use crate::units::{Rate, SimTime};
@@ -98,11 +102,24 @@ pub trait CongestionControl {
     fn pacing_rate(&self, _w: &Window, _srtt: Option<SimTime>) -> Option<Rate> {
         None
     }
+
+    /// An explicit rate arrived from the network (e.g. Kick-Ass's, echoed by the receiver).
+    /// Controllers that do not use explicit rates ignore it.
+    fn on_explicit_rate(
+        &mut self,
+        _w: &mut Window,
+        _now: SimTime,
+        _rate: Rate,
+        _srtt: Option<SimTime>,
+    ) {
+    }
 }
 
 /// Every built-in controller, dispatched statically; `Custom` holds a user's own.
 pub enum AnyCc {
     NewReno(NewReno),
+    Cubic(Cubic),
+    Dctcp(Dctcp),
     Custom(Box<dyn CongestionControl + Send + Sync>),
 }
 
@@ -110,6 +127,8 @@ macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
             AnyCc::NewReno($c) => $e,
+            AnyCc::Cubic($c) => $e,
+            AnyCc::Dctcp($c) => $e,
             AnyCc::Custom($c) => $e,
         }
     };
@@ -142,6 +161,15 @@ impl CongestionControl for AnyCc {
     fn pacing_rate(&self, w: &Window, srtt: Option<SimTime>) -> Option<Rate> {
         dispatch!(self, c => c.pacing_rate(w, srtt))
     }
+    fn on_explicit_rate(
+        &mut self,
+        w: &mut Window,
+        now: SimTime,
+        rate: Rate,
+        srtt: Option<SimTime>,
+    ) {
+        dispatch!(self, c => c.on_explicit_rate(w, now, rate, srtt))
+    }
 }
 
 impl std::fmt::Debug for AnyCc {
@@ -154,17 +182,21 @@ impl std::fmt::Debug for AnyCc {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CcConfig {
     NewReno,
+    Cubic(CubicParams),
+    Dctcp(DctcpParams),
 }
 
 impl CcConfig {
     /// Controllers that need ECN negotiated and the DCTCP-style echo.
     pub fn wants_ecn(&self) -> bool {
-        false
+        matches!(self, CcConfig::Dctcp(_))
     }
 
     pub fn build(&self) -> AnyCc {
         match self {
             CcConfig::NewReno => AnyCc::NewReno(NewReno::default()),
+            CcConfig::Cubic(p) => AnyCc::Cubic(Cubic::new(*p)),
+            CcConfig::Dctcp(p) => AnyCc::Dctcp(Dctcp::new(*p)),
         }
     }
 }

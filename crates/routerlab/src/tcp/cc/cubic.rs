@@ -1,0 +1,249 @@
+//! CUBIC (RFC 9438).
+//!
+//! - Window growth in congestion avoidance follows W_cubic(t) = C·(t − K)³ + W_max (eq. 1), t in
+//!   seconds since the start of the avoidance epoch, windows in segments, with
+//!   K = ∛((W_max − cwnd_epoch)/C) (eq. 2). On each ACK the target is W_cubic(t + SRTT), kept
+//!   within [cwnd, 1.5·cwnd] (§4.2), and cwnd grows by (target − cwnd)/cwnd segments per segment
+//!   acknowledged (§4.4, §4.5).
+//! - Reno-friendly region (§4.3): W_est starts at cwnd_epoch and grows by α_cubic·acked/cwnd
+//!   with α_cubic = 3(1 − β)/(1 + β) (≈ 0.53), and by 1 once W_est ≥ W_max; if W_cubic < W_est,
+//!   cwnd follows W_est.
+//! - Multiplicative decrease (§4.6): ssthresh = max(FlightSize·β, 2·SMSS), β = 0.7; W_max is the
+//!   window before the reduction, lowered to W_max·(1 + β)/2 by fast convergence (§4.7) when the
+//!   flow is losing ground. (Linux applies β to cwnd rather than FlightSize; they agree for a
+//!   window-limited flow.)
+//! - Timeout (§4.8): as Reno (cwnd = 1 SMSS), ssthresh via β, and a new epoch afterwards.
+//! - Slow start is standard (HyStart/HyStart++ are not modelled; see docs/tcp.md).
+//!
+//! Real-valued state uses `f64` with `libm`, so results are identical on every platform.
+
+use super::newreno::reno_increase;
+use super::{AckSample, CongestionControl, Window};
+use crate::units::SimTime;
+
+/// CUBIC's parameters, with RFC 9438's values as defaults.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicParams {
+    /// C, the aggressiveness of growth (RFC 9438 §5: 0.4).
+    pub c: f64,
+    /// β_cubic, the multiplicative decrease factor (RFC 9438 §4.6: 0.7).
+    pub beta: f64,
+    /// Fast convergence (RFC 9438 §4.7: SHOULD be on).
+    pub fast_convergence: bool,
+}
+
+impl Default for CubicParams {
+    fn default() -> CubicParams {
+        CubicParams {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    p: CubicParams,
+    /// Window before the last reduction, segments (0 = none yet).
+    w_max: f64,
+    /// Start of the current avoidance epoch (None: starts with the next ACK in avoidance).
+    epoch_start: Option<SimTime>,
+    k: f64,
+    /// Reno-friendly estimate, segments.
+    w_est: f64,
+    /// Fractional growth towards the next whole byte of cwnd.
+    acc: f64,
+    /// Slow-start accumulator (shared Reno code).
+    reno_acc: u64,
+}
+
+impl Cubic {
+    pub fn new(p: CubicParams) -> Cubic {
+        Cubic {
+            p,
+            w_max: 0.0,
+            epoch_start: None,
+            k: 0.0,
+            w_est: 0.0,
+            acc: 0.0,
+            reno_acc: 0,
+        }
+    }
+
+    fn alpha(&self) -> f64 {
+        if self.w_est >= self.w_max {
+            1.0
+        } else {
+            3.0 * (1.0 - self.p.beta) / (1.0 + self.p.beta)
+        }
+    }
+
+    fn w_cubic(&self, t: f64) -> f64 {
+        let d = t - self.k;
+        self.p.c * d * d * d + self.w_max
+    }
+
+    /// Remember the window before a reduction (with fast convergence).
+    fn on_reduction(&mut self, w: &Window) {
+        let cwnd = w.cwnd as f64 / w.mss as f64;
+        self.w_max = if self.p.fast_convergence && cwnd < self.w_max {
+            cwnd * (1.0 + self.p.beta) / 2.0
+        } else {
+            cwnd
+        };
+        self.epoch_start = None;
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    fn on_ack(&mut self, w: &mut Window, ack: &AckSample) {
+        if !ack.cwnd_limited {
+            return;
+        }
+        if w.in_slow_start() {
+            reno_increase(w, &mut self.reno_acc, ack.acked_bytes);
+            return;
+        }
+        let mss = w.mss as f64;
+        let cwnd = w.cwnd as f64 / mss;
+        let start = *self.epoch_start.get_or_insert_with(|| {
+            // A new epoch (RFC 9438 §4.2): K from the current window; no reduction yet means
+            // the plateau is here.
+            if self.w_max < cwnd {
+                self.w_max = cwnd;
+            }
+            self.k = libm::cbrt((self.w_max - cwnd) / self.p.c);
+            self.w_est = cwnd;
+            ack.now
+        });
+        let t = (ack.now - start).as_secs_f64();
+        let rtt = ack.srtt.map_or(0.0, |r| r.as_secs_f64());
+        let segs_acked = ack.acked_bytes as f64 / mss;
+        self.w_est += self.alpha() * segs_acked / cwnd;
+        let cubic = self.w_cubic(t + rtt);
+        let target = if self.w_cubic(t) < self.w_est {
+            self.w_est // Reno-friendly region
+        } else {
+            cubic.clamp(cwnd, 1.5 * cwnd)
+        };
+        if target > cwnd {
+            // (target − cwnd)/cwnd segments per segment acknowledged, in bytes.
+            self.acc += (target - cwnd) / cwnd * segs_acked * mss;
+            let grow = libm::floor(self.acc);
+            self.acc -= grow;
+            w.cwnd += grow as u64;
+        }
+    }
+
+    fn ssthresh_on_loss(&mut self, w: &Window, _now: SimTime, in_flight: u64) -> u64 {
+        self.on_reduction(w);
+        ((in_flight as f64 * self.p.beta) as u64).max(2 * w.mss)
+    }
+
+    fn on_rto(&mut self, w: &mut Window, now: SimTime, in_flight: u64, reduce: bool) {
+        if reduce {
+            w.ssthresh = self.ssthresh_on_loss(w, now, in_flight);
+        }
+        self.epoch_start = None;
+        w.cwnd = w.mss;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(now: SimTime, bytes: u64) -> AckSample {
+        AckSample {
+            now,
+            acked_bytes: bytes,
+            rtt: None,
+            srtt: Some(SimTime::from_ms(100)),
+            min_rtt: None,
+            in_flight: 0,
+            cwnd_limited: true,
+            ece: false,
+            snd_una: 0,
+            snd_nxt: 0,
+        }
+    }
+
+    #[test]
+    fn loss_reduces_to_beta_and_returns_to_w_max_after_k() {
+        let mut cc = Cubic::new(CubicParams::default());
+        let mss = 1000;
+        let mut w = Window {
+            cwnd: 100 * mss,
+            ssthresh: 0,
+            mss,
+        };
+        w.ssthresh = cc.ssthresh_on_loss(&w, SimTime::ZERO, 100 * mss);
+        w.cwnd = w.ssthresh;
+        assert_eq!(w.cwnd, 70 * mss);
+        assert_eq!(cc.w_max, 100.0);
+        // K = cbrt(30 / 0.4) ≈ 4.217 s. Feed one window of ACKs per 100 ms RTT.
+        let mut t = SimTime::ZERO;
+        while t < SimTime::from_ms(4200) {
+            let per_ack = mss;
+            for _ in 0..w.cwnd / mss {
+                cc.on_ack(&mut w, &ack(t, per_ack));
+            }
+            t += SimTime::from_ms(100);
+        }
+        assert!((cc.k - 4.217).abs() < 0.01, "K = {}", cc.k);
+        let cwnd = w.cwnd as f64 / mss as f64;
+        // The target leads by one RTT, so at t ≈ K − RTT the window is close to the plateau.
+        assert!(
+            (95.0..=101.0).contains(&cwnd),
+            "cwnd {cwnd} segments at t ≈ K"
+        );
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max_when_losing_ground() {
+        let mut cc = Cubic::new(CubicParams::default());
+        let w = Window {
+            cwnd: 100_000,
+            ssthresh: 0,
+            mss: 1000,
+        };
+        cc.ssthresh_on_loss(&w, SimTime::ZERO, 100_000);
+        let w2 = Window { cwnd: 80_000, ..w };
+        cc.ssthresh_on_loss(&w2, SimTime::ZERO, 80_000);
+        assert!((cc.w_max - 80.0 * 0.85).abs() < 1e-9);
+    }
+
+    #[test]
+    fn reno_friendly_region_grows_like_reno_on_short_paths() {
+        // Small window, short RTT: W_cubic grows slowly (t is tiny), W_est dominates.
+        let mut cc = Cubic::new(CubicParams::default());
+        let mss = 1000;
+        let mut w = Window {
+            cwnd: 10 * mss,
+            ssthresh: 10 * mss,
+            mss,
+        };
+        cc.w_max = 10.0;
+        let mut t = SimTime::ZERO;
+        for _ in 0..50 {
+            for _ in 0..w.cwnd / mss {
+                cc.on_ack(
+                    &mut w,
+                    &AckSample {
+                        srtt: Some(SimTime::from_ms(1)),
+                        ..ack(t, mss)
+                    },
+                );
+            }
+            t += SimTime::from_ms(1);
+        }
+        // 50 RTTs past W_max: W_est grows ~1 segment per RTT (α = 1 beyond W_max).
+        let cwnd = w.cwnd as f64 / mss as f64;
+        assert!((50.0..=70.0).contains(&cwnd), "cwnd {cwnd}");
+    }
+}
