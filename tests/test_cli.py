@@ -121,6 +121,31 @@ def test_same_seed_gives_byte_identical_results(scenario: Path, tmp_path: Path):
     assert sc["seed"] == 6
 
 
+def test_time_series_is_written_when_asked(tmp_path: Path):
+    sc = tmp_path / "ts.toml"
+    sc.write_text(SMALL + '\n[output]\ntimeseries = "100ms"\ntimeseries_flows = [0, 7]\n')
+    out = tmp_path / "out"
+    routerlab("run", str(sc), "--out", str(out), check=True)
+    ts = pq.read_table(out / "timeseries.parquet").to_pydict()
+    assert len(ts["t_s"]) == 2 * 29, "samples at 0.1 … 2.9 s for two flows"
+    assert set(ts["flow_id"]) == {0, 7}
+    assert set(ts["state"]) <= {
+        "idle",
+        "handshake",
+        "open",
+        "disorder",
+        "recovery",
+        "loss",
+        "closed",
+    }
+    # At 0.1 s flow 0 is sending (in whatever recovery state); flow 7 starts at 0.3 s.
+    assert ts["state"][0] in {"open", "disorder", "recovery", "loss"}
+    assert ts["state"][1] == "idle"
+    links = pq.read_table(out / "links.parquet").to_pydict()
+    i = links["link"].index("left->right")
+    assert 0 < links["mean_queue_packets"][i] <= 40
+
+
 def test_default_output_dir_is_results_slash_stem(scenario: Path, tmp_path: Path):
     routerlab("run", str(scenario), check=True, cwd=tmp_path)
     assert (tmp_path / "results" / "small" / "summary.json").exists()

@@ -125,6 +125,22 @@ LINK_SCHEMA = pa.schema(
         ("drops", pa.uint64()),
         ("ecn_marks", pa.uint64()),
         ("queue_high_water_packets", pa.uint64()),
+        ("mean_queue_packets", pa.float64()),
+        ("mean_queue_bytes", pa.float64()),
+    ]
+)
+
+TIMESERIES_SCHEMA = pa.schema(
+    [
+        ("t_s", pa.float64()),
+        ("flow_id", pa.uint32()),
+        ("cwnd_bytes", pa.uint64()),
+        ("ssthresh_bytes", pa.uint64()),
+        ("srtt_s", pa.float64()),
+        ("rto_s", pa.float64()),
+        ("in_flight_bytes", pa.uint64()),
+        ("send_rate_bps", pa.float64()),
+        ("state", pa.string()),
     ]
 )
 

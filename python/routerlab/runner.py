@@ -11,7 +11,15 @@ from pathlib import Path
 import pyarrow as pa
 
 from . import _core
-from .output import FLOW_SCHEMA, LINK_SCHEMA, AtomicDir, table, write_json, write_table
+from .output import (
+    FLOW_SCHEMA,
+    LINK_SCHEMA,
+    TIMESERIES_SCHEMA,
+    AtomicDir,
+    table,
+    write_json,
+    write_table,
+)
 
 # Events per step between progress updates (and Ctrl-C checks): a few milliseconds of work.
 STEP_EVENTS = 200_000
@@ -96,12 +104,16 @@ def simulate(text: str, seed: int | None = None, progress: bool | None = None) -
         "events_per_s": run.events / wall if wall > 0 else 0.0,
         "packet_hops_per_s": run.packet_hops / wall if wall > 0 else 0.0,
     }
+    extra = {}
+    if "timeseries" in res:
+        extra["timeseries"] = table(res["timeseries"], TIMESERIES_SCHEMA)
     return RunResult(
         summary=summary,
         flows=table(res["flows"], FLOW_SCHEMA),
         links=table(res["links"], LINK_SCHEMA),
         timing=timing,
         normalized=run.normalized,
+        extra_tables=extra,
     )
 
 

@@ -49,11 +49,7 @@ impl Run {
             sc.set_seed(s);
         }
         let spec = sc.to_spec().map_err(reject)?;
-        Ok(Run {
-            sim: Simulation::new(&spec),
-            normalized: sc.normalized_json(),
-            seed: sc.seed(),
-        })
+        Ok(Run { sim: Simulation::new(&spec), normalized: sc.normalized_json(), seed: sc.seed() })
     }
 
     /// The normalized scenario (defaults filled, seed removed) as canonical JSON.
@@ -107,6 +103,14 @@ impl Run {
 }
 
 fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {
+    // One Python list per column.
+    macro_rules! columns {
+        ($rows:expr, $($name:ident),+ $(,)?) => {{
+            let d = PyDict::new(py);
+            $( d.set_item(stringify!($name), $rows.iter().map(|x| x.$name.clone()).collect::<Vec<_>>())?; )+
+            d
+        }};
+    }
     let s = &r.summary;
     let summary = PyDict::new(py);
     summary.set_item("sim_seconds", s.sim_seconds)?;
@@ -120,71 +124,51 @@ fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict
     summary.set_item("retransmissions", s.retransmissions)?;
     summary.set_item("timeouts", s.timeouts)?;
 
-    let flows = PyDict::new(py);
-    let f = &r.flows;
-    flows.set_item("flow_id", f.iter().map(|x| x.flow_id).collect::<Vec<_>>())?;
-    flows.set_item(
-        "group",
-        f.iter().map(|x| x.group.as_str()).collect::<Vec<_>>(),
-    )?;
-    flows.set_item("src", f.iter().map(|x| x.src.as_str()).collect::<Vec<_>>())?;
-    flows.set_item("dst", f.iter().map(|x| x.dst.as_str()).collect::<Vec<_>>())?;
-    flows.set_item(
-        "size_bytes",
-        f.iter().map(|x| x.size_bytes).collect::<Vec<_>>(),
-    )?;
-    flows.set_item("start_s", f.iter().map(|x| x.start_s).collect::<Vec<_>>())?;
-    flows.set_item("fct_s", f.iter().map(|x| x.fct_s).collect::<Vec<_>>())?;
-    flows.set_item(
-        "bytes_acked",
-        f.iter().map(|x| x.bytes_acked).collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "bytes_delivered",
-        f.iter().map(|x| x.bytes_delivered).collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "goodput_bps",
-        f.iter().map(|x| x.goodput_bps).collect::<Vec<_>>(),
-    )?;
-    flows.set_item(
-        "retransmissions",
-        f.iter().map(|x| x.retransmissions).collect::<Vec<_>>(),
-    )?;
-    flows.set_item("timeouts", f.iter().map(|x| x.timeouts).collect::<Vec<_>>())?;
-
-    let links = PyDict::new(py);
-    let l = &r.links;
-    links.set_item(
-        "link",
-        l.iter().map(|x| x.link.as_str()).collect::<Vec<_>>(),
-    )?;
-    links.set_item("rate_bps", l.iter().map(|x| x.rate_bps).collect::<Vec<_>>())?;
-    links.set_item(
-        "tx_packets",
-        l.iter().map(|x| x.tx_packets).collect::<Vec<_>>(),
-    )?;
-    links.set_item("tx_bytes", l.iter().map(|x| x.tx_bytes).collect::<Vec<_>>())?;
-    links.set_item(
-        "utilization",
-        l.iter().map(|x| x.utilization).collect::<Vec<_>>(),
-    )?;
-    links.set_item("drops", l.iter().map(|x| x.drops).collect::<Vec<_>>())?;
-    links.set_item(
-        "ecn_marks",
-        l.iter().map(|x| x.ecn_marks).collect::<Vec<_>>(),
-    )?;
-    links.set_item(
-        "queue_high_water_packets",
-        l.iter()
-            .map(|x| x.queue_high_water_packets)
-            .collect::<Vec<_>>(),
-    )?;
-
+    let flows = columns!(
+        r.flows,
+        flow_id,
+        group,
+        src,
+        dst,
+        size_bytes,
+        start_s,
+        fct_s,
+        bytes_acked,
+        bytes_delivered,
+        goodput_bps,
+        retransmissions,
+        timeouts,
+    );
+    let links = columns!(
+        r.links,
+        link,
+        rate_bps,
+        tx_packets,
+        tx_bytes,
+        utilization,
+        drops,
+        ecn_marks,
+        queue_high_water_packets,
+        mean_queue_packets,
+        mean_queue_bytes,
+    );
     let out = PyDict::new(py);
     out.set_item("summary", summary)?;
     out.set_item("flows", flows)?;
     out.set_item("links", links)?;
+    if let Some(ts) = &r.timeseries {
+        let t = PyDict::new(py);
+        t.set_item("t_s", &ts.t_s)?;
+        t.set_item("flow_id", &ts.flow_id)?;
+        t.set_item("cwnd_bytes", &ts.cwnd_bytes)?;
+        t.set_item("ssthresh_bytes", &ts.ssthresh_bytes)?;
+        t.set_item("srtt_s", &ts.srtt_s)?;
+        t.set_item("rto_s", &ts.rto_s)?;
+        t.set_item("in_flight_bytes", &ts.in_flight_bytes)?;
+        t.set_item("send_rate_bps", &ts.send_rate_bps)?;
+        t.set_item("state", &ts.state)?;
+        out.set_item("timeseries", t)?;
+    }
     Ok(out)
 }
 

@@ -159,21 +159,10 @@ impl fmt::Display for Size {
     }
 }
 
-const TIME_UNITS: [(&str, u64); 6] = [
-    ("s", PS_PER_S),
-    ("ms", PS_PER_MS),
-    ("us", PS_PER_US),
-    ("µs", PS_PER_US),
-    ("ns", PS_PER_NS),
-    ("ps", 1),
-];
-const RATE_UNITS: [(&str, u64); 5] = [
-    ("Tbps", 1_000_000_000_000),
-    ("Gbps", 1_000_000_000),
-    ("Mbps", 1_000_000),
-    ("Kbps", 1_000),
-    ("bps", 1),
-];
+const TIME_UNITS: [(&str, u64); 6] =
+    [("s", PS_PER_S), ("ms", PS_PER_MS), ("us", PS_PER_US), ("µs", PS_PER_US), ("ns", PS_PER_NS), ("ps", 1)];
+const RATE_UNITS: [(&str, u64); 5] =
+    [("Tbps", 1_000_000_000_000), ("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("Kbps", 1_000), ("bps", 1)];
 const BYTE_UNITS: [(&str, u64); 7] = [
     ("GiB", 1 << 30),
     ("MiB", 1 << 20),
@@ -198,9 +187,7 @@ fn format_scaled(v: u64, units: &[(&str, u64)]) -> String {
 /// Returns `None` for a malformed, negative, overflowing or inexact value.
 fn parse_scaled(s: &str, units: &[(&str, u64)]) -> Option<u64> {
     let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
-        .unwrap_or(s.len());
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(s.len());
     let (num, unit) = (&s[..split], s[split..].trim());
     let scale = units.iter().find(|(name, _)| *name == unit)?.1;
     parse_decimal(num, scale)
@@ -268,11 +255,7 @@ mod tests {
         assert_eq!(parse_time("100us"), Some(SimTime::from_us(100)));
         assert_eq!(parse_time("100µs"), Some(SimTime::from_us(100)));
         assert_eq!(parse_time("0.5 s"), Some(SimTime::from_ms(500)));
-        assert_eq!(
-            parse_time("1.0000000000001s"),
-            None,
-            "sub-ps precision is rejected"
-        );
+        assert_eq!(parse_time("1.0000000000001s"), None, "sub-ps precision is rejected");
         assert_eq!(parse_time("-1s"), None);
         assert_eq!(parse_time("1"), None, "a unit is required");
         assert_eq!(parse_time("1 fortnight"), None);
@@ -306,9 +289,6 @@ mod tests {
         // 150 Mbps: 1500 B = 80 us exactly; 1 B = 53333.33.. ps -> 53334
         assert_eq!(Rate::from_mbps(150).tx_time(1500), SimTime::from_us(80));
         assert_eq!(Rate::from_mbps(150).tx_time(1), SimTime(53_334));
-        assert_eq!(
-            Rate::from_gbps(1).bytes_in(SimTime::from_secs(1)),
-            125_000_000
-        );
+        assert_eq!(Rate::from_gbps(1).bytes_in(SimTime::from_secs(1)), 125_000_000);
     }
 }

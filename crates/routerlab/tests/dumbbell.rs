@@ -31,11 +31,7 @@ fn run(text: &str) -> (Simulation, Results) {
 }
 
 fn bottleneck_util(r: &Results) -> f64 {
-    r.links
-        .iter()
-        .find(|l| l.link == "left->right")
-        .unwrap()
-        .utilization
+    r.links.iter().find(|l| l.link == "left->right").unwrap().utilization
 }
 
 /// RTT = 2·(1 + 3 + 1) ms = 10 ms; BDP at 100 Mbps = 125 kB ≈ 83 packets of 1500 B. With a
@@ -45,12 +41,7 @@ fn bottleneck_util(r: &Results) -> f64 {
 fn single_flow_with_a_bdp_buffer_keeps_the_bottleneck_busy() {
     let (_, spec) = Scenario::load(&dumbbell(1, 100, "15s", 1)).unwrap();
     let mut sim = Simulation::new(&spec);
-    let bottleneck = sim
-        .network()
-        .port_names
-        .iter()
-        .position(|n| n == "left->right")
-        .unwrap();
+    let bottleneck = sim.network().port_names.iter().position(|n| n == "left->right").unwrap();
     while sim.now() < SimTime::from_secs(5) && !sim.step(1) {}
     let busy_at_5s = sim.network().ports[bottleneck].stats.busy;
     sim.run();
@@ -68,10 +59,7 @@ fn fifty_flows_share_the_bottleneck_fully_and_fairly() {
     assert!(util >= 0.9, "utilization {util}");
     assert!(r.summary.jain_index >= 0.9, "Jain {}", r.summary.jain_index);
     assert_eq!(r.flows.len(), 50);
-    assert!(
-        r.summary.drops > 0,
-        "a 100-packet buffer shared by 50 flows must overflow"
-    );
+    assert!(r.summary.drops > 0, "a 100-packet buffer shared by 50 flows must overflow");
     // Goodput cannot exceed the payload share of the bottleneck.
     assert!(r.summary.goodput_bps <= 100e6 * 1460.0 / 1500.0);
 }

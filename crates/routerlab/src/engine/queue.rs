@@ -22,10 +22,7 @@ pub struct EventQueue {
 
 impl EventQueue {
     pub fn new() -> EventQueue {
-        EventQueue {
-            heap: Vec::with_capacity(1024),
-            seq: 0,
-        }
+        EventQueue { heap: Vec::with_capacity(1024), seq: 0 }
     }
 
     pub fn len(&self) -> usize {
@@ -89,11 +86,7 @@ impl EventQueue {
                 break;
             }
             let right = left + 1;
-            let child = if right < n && self.heap[right].key < self.heap[left].key {
-                right
-            } else {
-                left
-            };
+            let child = if right < n && self.heap[right].key < self.heap[left].key { right } else { left };
             if self.heap[child].key >= item.key {
                 break;
             }

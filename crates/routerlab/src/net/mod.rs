@@ -64,29 +64,17 @@ pub struct TopologySpec {
 
 impl TopologySpec {
     pub fn add_node(&mut self, name: impl Into<String>, kind: NodeKind) -> usize {
-        self.nodes.push(NodeSpec {
-            name: name.into(),
-            kind,
-            forwarding: ForwardingPolicy::default(),
-        });
+        self.nodes.push(NodeSpec { name: name.into(), kind, forwarding: ForwardingPolicy::default() });
         self.nodes.len() - 1
     }
     pub fn add_link(&mut self, a: usize, b: usize, a_to_b: DirSpec, b_to_a: DirSpec) {
-        self.links.push(LinkSpec {
-            a,
-            b,
-            a_to_b,
-            b_to_a,
-        });
+        self.links.push(LinkSpec { a, b, a_to_b, b_to_a });
     }
     pub fn node_index(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)
     }
     pub fn hosts(&self) -> impl Iterator<Item = (usize, &NodeSpec)> {
-        self.nodes
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| n.kind == NodeKind::Host)
+        self.nodes.iter().enumerate().filter(|(_, n)| n.kind == NodeKind::Host)
     }
 }
 
@@ -129,10 +117,7 @@ impl Network {
                 kind: n.kind,
                 ports: Vec::new(),
                 host,
-                forwarder: Forwarder::new(
-                    n.forwarding,
-                    SimRng::new(seed, StreamId::Forwarding(i as u32)),
-                ),
+                forwarder: Forwarder::new(n.forwarding, SimRng::new(seed, StreamId::Forwarding(i as u32))),
             });
         }
         let mut ports = Vec::with_capacity(spec.links.len() * 2);
@@ -153,23 +138,13 @@ impl Network {
                     SimRng::new(seed, StreamId::LinkLoss(id.0)),
                 ));
                 nodes[from].ports.push(id);
-                port_names.push(format!(
-                    "{}->{}",
-                    spec.nodes[from].name, spec.nodes[to].name
-                ));
+                port_names.push(format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name));
             }
         }
         let host_nic = hosts.iter().map(|n| nodes[n.idx()].ports[0]).collect();
         let node_ports: Vec<Vec<PortId>> = nodes.iter().map(|n| n.ports.clone()).collect();
         let routes = RoutingTable::build(&node_ports, &ports, &hosts);
-        Network {
-            nodes,
-            ports,
-            hosts,
-            host_nic,
-            routes,
-            port_names,
-        }
+        Network { nodes, ports, hosts, host_nic, routes, port_names }
     }
 
     /// Recompute routes after a link changed state.
@@ -184,17 +159,10 @@ impl Network {
 
     /// The port from node `a` to node `b`, if they are linked.
     pub fn port_between(&self, a: NodeId, b: NodeId) -> Option<PortId> {
-        self.nodes[a.idx()]
-            .ports
-            .iter()
-            .copied()
-            .find(|p| self.ports[p.idx()].to == b)
+        self.nodes[a.idx()].ports.iter().copied().find(|p| self.ports[p.idx()].to == b)
     }
 
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        self.nodes
-            .iter()
-            .position(|n| n.name == name)
-            .map(|i| NodeId(i as u32))
+        self.nodes.iter().position(|n| n.name == name).map(|i| NodeId(i as u32))
     }
 }

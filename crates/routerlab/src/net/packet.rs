@@ -185,9 +185,7 @@ impl TcpSegment {
     }
     /// Sequence space the segment occupies: payload, plus one for SYN and for FIN.
     pub fn seq_len(&self) -> u64 {
-        self.payload_len as u64
-            + self.flags.has(TcpFlags::SYN) as u64
-            + self.flags.has(TcpFlags::FIN) as u64
+        self.payload_len as u64 + self.flags.has(TcpFlags::SYN) as u64 + self.flags.has(TcpFlags::FIN) as u64
     }
 }
 
@@ -244,12 +242,7 @@ pub struct PacketPool {
 
 impl PacketPool {
     pub fn new() -> PacketPool {
-        PacketPool {
-            slots: Vec::with_capacity(4096),
-            free: Vec::with_capacity(4096),
-            live: 0,
-            peak_live: 0,
-        }
+        PacketPool { slots: Vec::with_capacity(4096), free: Vec::with_capacity(4096), live: 0, peak_live: 0 }
     }
 
     #[inline]
@@ -331,10 +324,7 @@ mod tests {
 
     #[test]
     fn ecn_bits_roundtrip() {
-        let mut h = Ipv4Header {
-            tos: 0b1010_1000,
-            ..Default::default()
-        };
+        let mut h = Ipv4Header { tos: 0b1010_1000, ..Default::default() };
         h.set_ecn(Ecn::Ce);
         assert_eq!(h.ecn(), Ecn::Ce);
         assert_eq!(h.tos >> 2, 0b101010);

@@ -118,22 +118,14 @@ impl Port {
     pub fn mean_queue_packets(&self, now: SimTime) -> f64 {
         let area = self.stats.queue_area_packets
             + self.qdisc.len_packets() as u128 * (now - self.stats.queue_changed_at).0 as u128;
-        if now.0 == 0 {
-            0.0
-        } else {
-            area as f64 / now.0 as f64
-        }
+        if now.0 == 0 { 0.0 } else { area as f64 / now.0 as f64 }
     }
 
     /// Time-averaged bytes waiting, over [0, now].
     pub fn mean_queue_bytes(&self, now: SimTime) -> f64 {
         let area = self.stats.queue_area_bytes
             + self.qdisc.len_bytes() as u128 * (now - self.stats.queue_changed_at).0 as u128;
-        if now.0 == 0 {
-            0.0
-        } else {
-            area as f64 / now.0 as f64
-        }
+        if now.0 == 0 { 0.0 } else { area as f64 / now.0 as f64 }
     }
 
     /// Offer a packet. Packets the port lets go of are passed to `dropped`, which must free them.

@@ -23,11 +23,7 @@ pub struct RoutingTable {
 
 impl RoutingTable {
     /// Build from the ports of each node (`node_ports[n]` lists node n's egress ports).
-    pub fn build(
-        node_ports: &[Vec<PortId>],
-        ports: &[Port],
-        host_nodes: &[NodeId],
-    ) -> RoutingTable {
+    pub fn build(node_ports: &[Vec<PortId>], ports: &[Port], host_nodes: &[NodeId]) -> RoutingTable {
         let n = node_ports.len();
         let h = host_nodes.len();
         // Reverse adjacency: for each node, the ports that lead into it.
@@ -71,12 +67,7 @@ impl RoutingTable {
                 entries[u * h + hi] = (off, (table_ports.len() as u32 - off) as u16);
             }
         }
-        RoutingTable {
-            hosts: h,
-            entries,
-            ports: table_ports,
-            dist: dist_all,
-        }
+        RoutingTable { hosts: h, entries, ports: table_ports, dist: dist_all }
     }
 
     /// Equal-cost egress ports from `node` towards `dst` (empty if unreachable or at `dst`).

@@ -122,19 +122,13 @@ mod tests {
     #[test]
     fn packet_limit_drops_the_arrival_when_full() {
         let mut pool = PacketPool::new();
-        let mut q = DropTail::new(DropTailParams {
-            limit: Size::Packets(2),
-            ecn_threshold: None,
-        });
+        let mut q = DropTail::new(DropTailParams { limit: Size::Packets(2), ecn_threshold: None });
         let a = pkt(&mut pool, 1500, Ecn::NotEct);
         let b = pkt(&mut pool, 1500, Ecn::NotEct);
         let c = pkt(&mut pool, 40, Ecn::NotEct);
         assert_eq!(q.enqueue(SimTime(0), a, &mut pool), Verdict::Enqueued);
         assert_eq!(q.enqueue(SimTime(0), b, &mut pool), Verdict::Enqueued);
-        assert_eq!(
-            q.enqueue(SimTime(0), c, &mut pool),
-            Verdict::Dropped(c, DropCause::Overflow)
-        );
+        assert_eq!(q.enqueue(SimTime(0), c, &mut pool), Verdict::Dropped(c, DropCause::Overflow));
         let mut drops = Vec::new();
         assert_eq!(q.dequeue(SimTime(1), &mut pool, &mut drops), Some(a));
         assert_eq!(q.len_bytes(), 1500);
@@ -145,20 +139,14 @@ mod tests {
     #[test]
     fn byte_limit_counts_bytes() {
         let mut pool = PacketPool::new();
-        let mut q = DropTail::new(DropTailParams {
-            limit: Size::Bytes(3000),
-            ecn_threshold: None,
-        });
+        let mut q = DropTail::new(DropTailParams { limit: Size::Bytes(3000), ecn_threshold: None });
         let a = pkt(&mut pool, 1500, Ecn::NotEct);
         let b = pkt(&mut pool, 1460, Ecn::NotEct);
         let c = pkt(&mut pool, 41, Ecn::NotEct);
         let d = pkt(&mut pool, 40, Ecn::NotEct);
         assert_eq!(q.enqueue(SimTime(0), a, &mut pool), Verdict::Enqueued);
         assert_eq!(q.enqueue(SimTime(0), b, &mut pool), Verdict::Enqueued);
-        assert!(matches!(
-            q.enqueue(SimTime(0), c, &mut pool),
-            Verdict::Dropped(..)
-        ));
+        assert!(matches!(q.enqueue(SimTime(0), c, &mut pool), Verdict::Dropped(..)));
         assert_eq!(q.enqueue(SimTime(0), d, &mut pool), Verdict::Enqueued);
     }
 
@@ -166,10 +154,7 @@ mod tests {
     fn threshold_marks_ect_arrivals_only() {
         let mut pool = PacketPool::new();
         let k = Size::Packets(1);
-        let mut q = DropTail::new(DropTailParams {
-            limit: Size::Packets(10),
-            ecn_threshold: Some(k),
-        });
+        let mut q = DropTail::new(DropTailParams { limit: Size::Packets(10), ecn_threshold: Some(k) });
         let first = pkt(&mut pool, 1500, Ecn::Ect0);
         let second = pkt(&mut pool, 1500, Ecn::Ect0);
         let legacy = pkt(&mut pool, 1500, Ecn::NotEct);

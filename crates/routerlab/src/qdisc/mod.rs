@@ -123,11 +123,7 @@ impl QdiscStats {
     }
     /// Packets lost for congestion at this queue (cuts excluded: the header still arrives).
     pub fn total_drops(&self) -> u64 {
-        DropCause::ALL
-            .iter()
-            .filter(|c| c.loses_packet())
-            .map(|&c| self.drops[c as usize])
-            .sum()
+        DropCause::ALL.iter().filter(|c| c.loses_packet()).map(|&c| self.drops[c as usize]).sum()
     }
     #[inline]
     pub fn note_occupancy(&mut self, packets: usize, bytes: u64) {

@@ -35,10 +35,7 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn at(path: impl Into<String>, message: String) -> ScenarioError {
-        ScenarioError {
-            path: path.into(),
-            message,
-        }
+        ScenarioError { path: path.into(), message }
     }
 }
 
@@ -74,8 +71,7 @@ impl Scenario {
         })?;
         let mut errs = Vec::new();
         let base_table = file.transport.clone().unwrap_or_default();
-        let transport = match paths::from_value::<Transport>(toml::Value::Table(base_table.clone()))
-        {
+        let transport = match paths::from_value::<Transport>(toml::Value::Table(base_table.clone())) {
             Ok(t) => t,
             Err((p, m)) => return Err(vec![ScenarioError::at(paths::join("transport", &p), m)]),
         };
@@ -106,15 +102,7 @@ impl Scenario {
             };
             workload_transports.push(t);
         }
-        if errs.is_empty() {
-            Ok(Scenario {
-                file,
-                transport,
-                workload_transports,
-            })
-        } else {
-            Err(errs)
-        }
+        if errs.is_empty() { Ok(Scenario { file, transport, workload_transports }) } else { Err(errs) }
     }
 
     /// Parse, check and build: the whole of `routerlab validate`.
@@ -147,10 +135,7 @@ impl Scenario {
             .map(|(w, t)| {
                 let mut v = serde_json::to_value(w).expect("workload serializes");
                 if let Some(obj) = v.as_object_mut() {
-                    obj.insert(
-                        "transport".into(),
-                        serde_json::to_value(t).expect("transport serializes"),
-                    );
+                    obj.insert("transport".into(), serde_json::to_value(t).expect("transport serializes"));
                 }
                 v
             })
@@ -171,10 +156,7 @@ fn syntax_error(src: &str, e: &toml::de::Error) -> ScenarioError {
     let loc = e.span().map(|s| {
         let before = &src[..s.start.min(src.len())];
         let line = before.matches('\n').count() + 1;
-        let col = before
-            .rfind('\n')
-            .map_or(before.len(), |i| before.len() - i - 1)
-            + 1;
+        let col = before.rfind('\n').map_or(before.len(), |i| before.len() - i - 1) + 1;
         format!("line {line}, column {col}: ")
     });
     ScenarioError {

@@ -41,19 +41,12 @@ pub fn split(path: &str, msg: &str) -> (String, String) {
     {
         let expected = tail.trim_start_matches(", ").replace('`', "");
         let hint = if expected.starts_with("expected") {
-            format!(
-                " ({})",
-                expected.replace("expected one of ", "expected one of: ")
-            )
+            format!(" ({})", expected.replace("expected one of ", "expected one of: "))
         } else {
             String::new()
         };
         // serde_path_to_error already appended the key to the path.
-        let full = if path.ends_with(key) {
-            path.to_string()
-        } else {
-            join(path, key)
-        };
+        let full = if path.ends_with(key) { path.to_string() } else { join(path, key) };
         return (full, format!("unknown key{hint}"));
     }
     (path.to_string(), msg.trim_end().to_string())
@@ -61,8 +54,7 @@ pub fn split(path: &str, msg: &str) -> (String, String) {
 
 /// Deserialize `T` from a TOML value, returning `(path, message)` on error.
 pub fn from_value<T: DeserializeOwned>(v: toml::Value) -> Result<T, (String, String)> {
-    serde_path_to_error::deserialize(v)
-        .map_err(|e| split(&e.path().to_string(), e.inner().message()))
+    serde_path_to_error::deserialize(v).map_err(|e| split(&e.path().to_string(), e.inner().message()))
 }
 
 /// Deserialize a `kind`-tagged table: read `kind`, check it against `kinds`, and hand the rest
@@ -77,33 +69,21 @@ where
     D: Deserializer<'de>,
 {
     let mut table = toml::Table::deserialize(d).map_err(|_| {
-        D::Error::custom(format!(
-            "expected a table with a `kind` key (one of: {})",
-            kinds.join(", ")
-        ))
+        D::Error::custom(format!("expected a table with a `kind` key (one of: {})", kinds.join(", ")))
     })?;
     let kind = match table.remove("kind") {
         None => {
-            return Err(at(
-                "kind",
-                format!("missing (the {what} kind: one of {})", kinds.join(", ")),
-            ));
+            return Err(at("kind", format!("missing (the {what} kind: one of {})", kinds.join(", "))));
         }
         Some(toml::Value::String(s)) => s,
         Some(other) => {
-            return Err(at(
-                "kind",
-                format!("expected a string, found {}", other.type_str()),
-            ));
+            return Err(at("kind", format!("expected a string, found {}", other.type_str())));
         }
     };
     if !kinds.contains(&kind.as_str()) {
         return Err(at(
             "kind",
-            format!(
-                "unknown {what} kind \"{kind}\" (expected one of: {})",
-                kinds.join(", ")
-            ),
+            format!("unknown {what} kind \"{kind}\" (expected one of: {})", kinds.join(", ")),
         ));
     }
     variant(&kind, toml::Value::Table(table)).map_err(|(p, m)| at(&p, m))
@@ -132,10 +112,7 @@ mod tests {
 
     #[test]
     fn unknown_field_is_reworded() {
-        let (p, m) = split(
-            "workload[0].bogus",
-            "unknown field `bogus`, expected `kind` or `flows`",
-        );
+        let (p, m) = split("workload[0].bogus", "unknown field `bogus`, expected `kind` or `flows`");
         assert_eq!(p, "workload[0].bogus");
         assert_eq!(m, "unknown key (expected kind or flows)");
     }

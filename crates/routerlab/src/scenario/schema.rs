@@ -125,17 +125,14 @@ impl<'de> Deserialize<'de> for Cc {
                 )));
             }
         };
-        tagged(
-            toml::Value::Table(table),
-            "congestion control",
-            &["newreno", "cubic", "dctcp"],
-            |kind, v| match kind {
+        tagged(toml::Value::Table(table), "congestion control", &["newreno", "cubic", "dctcp"], |kind, v| {
+            match kind {
                 "newreno" => from_value::<NoParams>(v).map(|_| Cc::NewReno),
                 "cubic" => from_value(v).map(Cc::Cubic),
                 "dctcp" => from_value(v).map(Cc::Dctcp),
                 _ => unreachable!(),
-            },
-        )
+            }
+        })
         .map_err(|e: toml::de::Error| D::Error::custom(e.message()))
     }
 }
@@ -152,6 +149,7 @@ pub struct CubicCc {
     pub c: f64,
     pub beta: f64,
     pub fast_convergence: bool,
+    pub alpha_beyond_wmax: f64,
 }
 
 /// DCTCP's parameters (RFC 8257 defaults).
@@ -171,11 +169,15 @@ pub struct Transport {
     pub init_cwnd: u32,
     pub min_rto: Duration,
     pub max_rto: Duration,
+    /// Clock granularity G of RFC 6298: RTO = SRTT + max(G, 4·RTTVAR). Linux behaves as if G
+    /// were its minimum RTO (200 ms).
+    pub rto_granularity: Duration,
     pub initial_rto: PositiveDuration,
     pub syn_rto: PositiveDuration,
     pub dupthresh: u32,
     pub sack: bool,
     pub limited_transmit: bool,
+    pub lost_retransmit_detection: bool,
     pub delayed_ack: bool,
     pub delayed_ack_count: u32,
     pub delayed_ack_timeout: PositiveDuration,

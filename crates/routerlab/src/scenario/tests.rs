@@ -36,10 +36,7 @@ fn errors(src: &str) -> Vec<String> {
 }
 
 fn first_error(src: &str) -> String {
-    errors(src)
-        .into_iter()
-        .next()
-        .expect("scenario should be rejected")
+    errors(src).into_iter().next().expect("scenario should be rejected")
 }
 
 #[test]
@@ -47,10 +44,7 @@ fn good_scenario_builds() {
     let (sc, spec) = Scenario::load(GOOD).unwrap();
     assert_eq!(spec.flows.len(), 4 + 2);
     assert_eq!(spec.seed, 7);
-    assert_eq!(
-        spec.groups,
-        vec!["bulk-0".to_string(), "fixed-1".to_string()]
-    );
+    assert_eq!(spec.groups, vec!["bulk-0".to_string(), "fixed-1".to_string()]);
     assert_eq!(sc.workload_transports[1].init_cwnd, 4);
     assert_eq!(sc.workload_transports[0].init_cwnd, 10);
     assert_eq!(spec.flows[4].size, Some(64_000));
@@ -59,9 +53,7 @@ fn good_scenario_builds() {
 #[test]
 fn normalized_scenario_ignores_seed_and_formatting() {
     let (a, _) = Scenario::load(GOOD).unwrap();
-    let other = GOOD
-        .replace("seed = 7", "seed = 8")
-        .replace("\"2s\"", "\"2000ms\"");
+    let other = GOOD.replace("seed = 7", "seed = 8").replace("\"2s\"", "\"2000ms\"");
     let (b, _) = Scenario::load(&other).unwrap();
     assert_eq!(a.normalized_json(), b.normalized_json());
     let changed = GOOD.replace("\"100pkts\"", "\"101pkts\"");
@@ -73,19 +65,12 @@ fn normalized_scenario_ignores_seed_and_formatting() {
 fn unknown_key_at_top_level_and_in_a_workload() {
     assert!(first_error(&format!("{GOOD}\n[bogus]\nx = 1\n")).starts_with("bogus: unknown key"));
     let src = GOOD.replace("flows = 4", "flows = 4\nbogus = 1");
-    assert!(
-        first_error(&src).starts_with("workload[0].bogus: unknown key"),
-        "{}",
-        first_error(&src)
-    );
+    assert!(first_error(&src).starts_with("workload[0].bogus: unknown key"), "{}", first_error(&src));
 }
 
 #[test]
 fn unknown_key_inside_tagged_tables_keeps_the_path() {
-    let src = GOOD.replace(
-        "limit = \"100pkts\"",
-        "limit = \"100pkts\", colour = \"red\"",
-    );
+    let src = GOOD.replace("limit = \"100pkts\"", "limit = \"100pkts\", colour = \"red\"");
     assert!(
         first_error(&src).starts_with("topology.bottleneck.queue.colour: unknown key"),
         "{}",
@@ -93,10 +78,7 @@ fn unknown_key_inside_tagged_tables_keeps_the_path() {
     );
     let src = GOOD.replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\nturbo = true");
     assert!(first_error(&src).starts_with("transport.turbo: unknown key"));
-    let src = GOOD.replace(
-        "transport = { init_cwnd = 4 }",
-        "transport = { init_cwnd = 4, warp = 9 }",
-    );
+    let src = GOOD.replace("transport = { init_cwnd = 4 }", "transport = { init_cwnd = 4, warp = 9 }");
     assert!(
         first_error(&src).starts_with("workload[1].transport.warp: unknown key"),
         "{}",
@@ -113,16 +95,9 @@ fn impossible_values() {
         first_error(&src)
     );
     let src = GOOD.replace("rate = \"100Mbps\"", "rate = \"0Gbps\"");
-    assert!(
-        first_error(&src)
-            .starts_with("topology.bottleneck.rate: \"0Gbps\": a rate must be positive")
-    );
+    assert!(first_error(&src).starts_with("topology.bottleneck.rate: \"0Gbps\": a rate must be positive"));
     let src = GOOD.replace("\"100pkts\"", "\"0pkts\"");
-    assert!(
-        first_error(&src).starts_with("topology.bottleneck.queue.limit:"),
-        "{}",
-        first_error(&src)
-    );
+    assert!(first_error(&src).starts_with("topology.bottleneck.queue.limit:"), "{}", first_error(&src));
     let src = GOOD.replace("duration = \"2s\"", "duration = \"0s\"");
     assert!(first_error(&src).starts_with("run.duration: \"0s\": must be positive"));
     let src = GOOD.replace("duration = \"2s\"", "duration = \"-3s\"");
@@ -137,10 +112,7 @@ fn impossible_values() {
 fn wrong_types() {
     let src = GOOD.replace("pairs = 4", "pairs = \"four\"");
     let e = first_error(&src);
-    assert!(
-        e.starts_with("topology.pairs: invalid type: string \"four\""),
-        "{e}"
-    );
+    assert!(e.starts_with("topology.pairs: invalid type: string \"four\""), "{e}");
     let src = GOOD.replace("delay = \"5ms\"", "delay = 5");
     assert!(first_error(&src).starts_with("topology.bottleneck.delay: 5 has no unit"));
 }
@@ -149,10 +121,7 @@ fn wrong_types() {
 fn unknown_kinds() {
     let src = GOOD.replace("kind = \"droptail\"", "kind = \"magic\"");
     let e = first_error(&src);
-    assert!(
-        e.starts_with("topology.bottleneck.queue.kind: unknown queue kind \"magic\""),
-        "{e}"
-    );
+    assert!(e.starts_with("topology.bottleneck.queue.kind: unknown queue kind \"magic\""), "{e}");
     let src = GOOD.replace("kind = \"dumbbell\"", "kind = \"ring\"");
     assert!(first_error(&src).starts_with("topology.kind: unknown topology kind \"ring\""));
     let src = GOOD.replace("kind = \"bulk\"", "kind = \"torrent\"");
@@ -182,8 +151,6 @@ fn syntax_errors_have_a_line() {
 
 #[test]
 fn several_problems_are_reported_together() {
-    let src = GOOD
-        .replace("dst = \"r3\"", "dst = \"r9\"")
-        .replace("flows = 4", "flows = 0");
+    let src = GOOD.replace("dst = \"r3\"", "dst = \"r9\"").replace("flows = 4", "flows = 0");
     assert_eq!(errors(&src).len(), 2, "{:?}", errors(&src));
 }

@@ -126,9 +126,7 @@ impl<'de> Deserialize<'de> for Probability {
         if (0.0..=1.0).contains(&v) {
             Ok(Probability(v))
         } else {
-            Err(de::Error::custom(format!(
-                "{v} is not a probability (expected a number from 0 to 1)"
-            )))
+            Err(de::Error::custom(format!("{v} is not a probability (expected a number from 0 to 1)")))
         }
     }
 }
@@ -150,9 +148,7 @@ impl<'de> Deserialize<'de> for HostList {
             Ok(OneOrMany::One(s)) => Ok(HostList(vec![s])),
             Ok(OneOrMany::Many(v)) if !v.is_empty() => Ok(HostList(v)),
             Ok(OneOrMany::Many(_)) => Err(de::Error::custom("the list of hosts is empty")),
-            Err(_) => Err(de::Error::custom(
-                "expected a host name or a list of host names",
-            )),
+            Err(_) => Err(de::Error::custom("expected a host name or a list of host names")),
         }
     }
 }

@@ -22,9 +22,7 @@ pub use sampling::{FlowSampler, TimeSeries};
 
 use crate::engine::{Event, EventQueue};
 use crate::ids::{ConnId, EpId, HostId, NodeId, PacketId};
-use crate::net::packet::{
-    IPV4_HEADER_BYTES, Ipv4Header, PROTO_TCP, Packet, PacketMeta, PacketPool,
-};
+use crate::net::packet::{IPV4_HEADER_BYTES, Ipv4Header, PROTO_TCP, Packet, PacketMeta, PacketPool};
 use crate::net::{Network, NodeKind, TopologySpec};
 use crate::qdisc::DropCause;
 use crate::rng::splitmix64;
@@ -252,9 +250,7 @@ impl Simulation {
         let now = self.now;
         match ev {
             Event::TxDone(p) => {
-                let Simulation {
-                    net, pool, events, ..
-                } = self;
+                let Simulation { net, pool, events, .. } = self;
                 net.ports[p.idx()].on_tx_done(now, pool, events, &mut free_dropped);
             }
             Event::Arrive(p) => {
@@ -281,10 +277,16 @@ impl Simulation {
                 self.service(ep);
             }
             Event::ConnStart(c) => self.start_connection(c),
-            Event::Workload { .. }
-            | Event::Sample(_)
-            | Event::LinkChange(_)
-            | Event::PortTimer(_) => {}
+            Event::Sample(SAMPLE_FLOWS) => {
+                let Simulation { flow_sampler, eps, conns, events, end, .. } = self;
+                if let Some(fs) = flow_sampler {
+                    fs.sample(now, |c| &eps[conns[c.idx()].sender.idx()].sock);
+                    if now + fs.interval < *end {
+                        events.push(now + fs.interval, Event::Sample(SAMPLE_FLOWS));
+                    }
+                }
+            }
+            Event::Workload { .. } | Event::Sample(_) | Event::LinkChange(_) | Event::PortTimer(_) => {}
         }
     }
 
@@ -319,9 +321,7 @@ impl Simulation {
                     return;
                 }
                 let out = n.forwarder.choose(hops, p, &self.net.ports);
-                let Simulation {
-                    net, pool, events, ..
-                } = self;
+                let Simulation { net, pool, events, .. } = self;
                 net.ports[out.idx()].enqueue(now, pkt, pool, events, &mut free_dropped);
             }
             NodeKind::Host => {
@@ -333,9 +333,7 @@ impl Simulation {
                 let conn = &mut self.conns[p.meta.conn.idx()];
                 if conn.receiver == ep
                     && conn.finished.is_none()
-                    && conn
-                        .size
-                        .is_some_and(|s| self.eps[ep.idx()].sock.delivered_bytes() >= s)
+                    && conn.size.is_some_and(|s| self.eps[ep.idx()].sock.delivered_bytes() >= s)
                 {
                     conn.finished = Some(now);
                 }
@@ -347,13 +345,7 @@ impl Simulation {
     /// Drain an endpoint's output into its host's NIC and re-arm its timer.
     fn service(&mut self, ep: EpId) {
         let now = self.now;
-        let Simulation {
-            eps,
-            pool,
-            net,
-            events,
-            ..
-        } = self;
+        let Simulation { eps, pool, net, events, .. } = self;
         let e = &mut eps[ep.idx()];
         let nic = net.host_nic[e.host.idx()];
         let port = &mut net.ports[nic.idx()];
@@ -375,18 +367,9 @@ impl Simulation {
             };
             *ip_id = ip_id.wrapping_add(1);
             ip.set_ecn(out.ecn);
-            let meta = PacketMeta {
-                conn,
-                dst_ep: peer,
-                flow_hash: hash,
-                created_at: now,
-                ..Default::default()
-            };
-            let id = pool.alloc(Packet {
-                ip,
-                tcp: out.seg,
-                meta,
-            });
+            let meta =
+                PacketMeta { conn, dst_ep: peer, flow_hash: hash, created_at: now, ..Default::default() };
+            let id = pool.alloc(Packet { ip, tcp: out.seg, meta });
             port.enqueue(now, id, pool, events, &mut free_dropped);
         });
         if let Some(t) = e.sock.poll_at()

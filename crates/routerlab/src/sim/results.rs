@@ -75,11 +75,7 @@ pub fn jain_index(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();
     let sq: f64 = xs.iter().map(|x| x * x).sum();
-    if xs.is_empty() || sq == 0.0 {
-        1.0
-    } else {
-        sum * sum / (n * sq)
-    }
+    if xs.is_empty() || sq == 0.0 { 1.0 } else { sum * sum / (n * sq) }
 }
 
 pub(super) fn collect(sim: &Simulation) -> Results {
@@ -96,11 +92,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         let start = c.started.unwrap_or(c.start_at);
         let end = c.finished.unwrap_or(now);
         let span = end.saturating_sub(start).as_secs_f64();
-        let goodput = if c.started.is_some() && span > 0.0 {
-            delivered as f64 * 8.0 / span
-        } else {
-            0.0
-        };
+        let goodput = if c.started.is_some() && span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 };
         if c.started.is_some() {
             started_goodputs.push(goodput);
         }
@@ -109,11 +101,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         to_total += st.timeouts;
         flows.push(FlowRow {
             flow_id: i as u32,
-            group: sim
-                .groups
-                .get(c.group as usize)
-                .cloned()
-                .unwrap_or_default(),
+            group: sim.groups.get(c.group as usize).cloned().unwrap_or_default(),
             src: sim.net.host_name(c.src).to_string(),
             dst: sim.net.host_name(c.dst).to_string(),
             size_bytes: c.size,
@@ -141,11 +129,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
                 rate_bps: p.rate.bps(),
                 tx_packets: p.stats.tx_packets,
                 tx_bytes: p.stats.tx_bytes,
-                utilization: if now.0 > 0 {
-                    p.stats.busy.min(now).0 as f64 / now.0 as f64
-                } else {
-                    0.0
-                },
+                utilization: if now.0 > 0 { p.stats.busy.min(now).0 as f64 / now.0 as f64 } else { 0.0 },
                 drops,
                 ecn_marks: qs.ecn_marks,
                 queue_high_water_packets: qs.high_water_packets,
@@ -158,11 +142,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         sim_seconds: secs,
         events: sim.counters.events,
         packet_hops: sim.counters.packet_hops,
-        goodput_bps: if secs > 0.0 {
-            delivered_total as f64 * 8.0 / secs
-        } else {
-            0.0
-        },
+        goodput_bps: if secs > 0.0 { delivered_total as f64 * 8.0 / secs } else { 0.0 },
         drops: drops_total,
         jain_index: jain_index(&started_goodputs),
         flows: sim.conns.len() as u64,
@@ -170,12 +150,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         retransmissions: retx_total,
         timeouts: to_total,
     };
-    Results {
-        summary,
-        flows,
-        links,
-        timeseries: sim.flow_sampler.as_ref().map(|f| f.series.clone()),
-    }
+    Results { summary, flows, links, timeseries: sim.flow_sampler.as_ref().map(|f| f.series.clone()) }
 }
 
 #[cfg(test)]

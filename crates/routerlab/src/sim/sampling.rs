@@ -36,12 +36,7 @@ pub struct FlowSampler {
 impl FlowSampler {
     pub fn new(interval: SimTime, flows: Vec<ConnId>) -> FlowSampler {
         let n = flows.len();
-        FlowSampler {
-            interval,
-            flows,
-            last_sent: vec![0; n],
-            series: TimeSeries::default(),
-        }
+        FlowSampler { interval, flows, last_sent: vec![0; n], series: TimeSeries::default() }
     }
 
     /// Record one row per flow; `sender(c)` gives connection c's sending socket.
@@ -56,8 +51,7 @@ impl FlowSampler {
             ts.t_s.push(now.as_secs_f64());
             ts.flow_id.push(c.0);
             ts.cwnd_bytes.push(s.cwnd());
-            ts.ssthresh_bytes
-                .push((s.ssthresh() != u64::MAX).then_some(s.ssthresh()));
+            ts.ssthresh_bytes.push((s.ssthresh() != u64::MAX).then_some(s.ssthresh()));
             ts.srtt_s.push(s.srtt().map(|r| r.as_secs_f64()));
             ts.rto_s.push(s.rto().as_secs_f64());
             ts.in_flight_bytes.push(s.in_flight());

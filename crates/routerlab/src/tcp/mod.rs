@@ -52,11 +52,18 @@ pub struct TcpConfig {
     pub rto_after_syn_timeout: SimTime,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupthresh: u32,
-    /// Offer SACK (RFC 2018). Recovery is SACK-based (RFC 6675) when both ends offer it.
+    /// Offer SACK (RFC 2018); on by default, as in Linux. Recovery is SACK-based (RFC 6675)
+    /// when both ends offer it, NewReno (RFC 6582) otherwise.
     pub sack: bool,
     /// Limited transmit (RFC 3042).
     pub limited_transmit: bool,
-    /// Delayed ACKs; `None` acknowledges every segment.
+    /// With SACK: presume a retransmission lost again once data sent after it is SACKed, and
+    /// resend it, instead of waiting for the timer (Linux's `tcp_mark_lost_retrans`, which RACK
+    /// later generalized; RFC 6675 itself leaves lost retransmissions to the timer).
+    pub lost_retransmit_detection: bool,
+    /// Delayed ACKs; `None` (the default) acknowledges every segment. Off by default because
+    /// Linux's quick-ACK heuristics, which keep delayed ACKs from slowing slow start, are not
+    /// modelled; turn on for RFC 1122 / RFC 5681 behaviour.
     pub delayed_ack: Option<DelayedAck>,
     /// Receive buffer, advertised as the window (bytes).
     pub rcv_buf: u64,
@@ -82,8 +89,9 @@ impl Default for TcpConfig {
             syn_rto: SimTime::from_secs(1),
             rto_after_syn_timeout: SimTime::from_secs(3),
             dupthresh: 3,
-            sack: false,
+            sack: true,
             limited_transmit: true,
+            lost_retransmit_detection: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,
             ecn: false,

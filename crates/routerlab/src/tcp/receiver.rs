@@ -145,11 +145,7 @@ impl Receiver {
                 self.rcv_nxt = end;
             }
             self.pull_ooo();
-            if had_holes {
-                AckNeed::Now
-            } else {
-                AckNeed::Delayed
-            }
+            if had_holes { AckNeed::Now } else { AckNeed::Delayed }
         };
         if let Some(f) = self.fin_seq
             && self.rcv_nxt == f
@@ -316,35 +312,23 @@ mod tests {
         r
     }
 
-    const DA: DelayedAck = DelayedAck {
-        count: 2,
-        timeout: SimTime::from_ms(40),
-    };
+    const DA: DelayedAck = DelayedAck { count: 2, timeout: SimTime::from_ms(40) };
 
     #[test]
     fn in_order_without_delayed_acks_acks_every_segment() {
         let mut r = rx(None);
-        assert_eq!(
-            r.on_segment(SimTime(0), 1, 100, false, false, false),
-            AckNeed::Now
-        );
+        assert_eq!(r.on_segment(SimTime(0), 1, 100, false, false, false), AckNeed::Now);
         assert_eq!(r.rcv_nxt, 101);
     }
 
     #[test]
     fn delayed_ack_every_second_segment_or_timeout() {
         let mut r = rx(Some(DA));
-        assert_eq!(
-            r.on_segment(SimTime(0), 1, 100, false, false, false),
-            AckNeed::Delayed
-        );
+        assert_eq!(r.on_segment(SimTime(0), 1, 100, false, false, false), AckNeed::Delayed);
         assert_eq!(r.delack_at, Some(SimTime::from_ms(40)));
         assert!(!r.ack_due(SimTime::from_ms(39)));
         assert!(r.ack_due(SimTime::from_ms(40)));
-        assert_eq!(
-            r.on_segment(SimTime(1), 101, 100, false, false, false),
-            AckNeed::Now
-        );
+        assert_eq!(r.on_segment(SimTime(1), 101, 100, false, false, false), AckNeed::Now);
         r.on_ack_sent();
         assert!(r.delack_at.is_none());
     }
@@ -352,52 +336,19 @@ mod tests {
     #[test]
     fn out_of_order_is_acked_at_once_with_sack_blocks_most_recent_first() {
         let mut r = rx(Some(DA));
-        assert_eq!(
-            r.on_segment(SimTime(0), 201, 100, false, false, false),
-            AckNeed::Now
-        );
-        assert_eq!(
-            r.on_segment(SimTime(0), 501, 100, false, false, false),
-            AckNeed::Now
-        );
+        assert_eq!(r.on_segment(SimTime(0), 201, 100, false, false, false), AckNeed::Now);
+        assert_eq!(r.on_segment(SimTime(0), 501, 100, false, false, false), AckNeed::Now);
         let s = r.sack_blocks();
-        assert_eq!(
-            s.as_slice(),
-            &[
-                SackBlock {
-                    left: 501,
-                    right: 601
-                },
-                SackBlock {
-                    left: 201,
-                    right: 301
-                }
-            ]
-        );
+        assert_eq!(s.as_slice(), &[SackBlock { left: 501, right: 601 }, SackBlock { left: 201, right: 301 }]);
         // Extending the older block brings it to the front.
         r.on_segment(SimTime(0), 301, 100, false, false, false);
-        assert_eq!(
-            r.sack_blocks().as_slice()[0],
-            SackBlock {
-                left: 201,
-                right: 401
-            }
-        );
+        assert_eq!(r.sack_blocks().as_slice()[0], SackBlock { left: 201, right: 401 });
         assert_eq!(r.ooo_bytes(), 300);
         // Filling the hole delivers everything contiguous.
-        assert_eq!(
-            r.on_segment(SimTime(0), 1, 200, false, false, false),
-            AckNeed::Now
-        );
+        assert_eq!(r.on_segment(SimTime(0), 1, 200, false, false, false), AckNeed::Now);
         assert_eq!(r.rcv_nxt, 401);
         assert_eq!(r.delivered_bytes, 400);
-        assert_eq!(
-            r.sack_blocks().as_slice(),
-            &[SackBlock {
-                left: 501,
-                right: 601
-            }]
-        );
+        assert_eq!(r.sack_blocks().as_slice(), &[SackBlock { left: 501, right: 601 }]);
     }
 
     #[test]
@@ -405,10 +356,7 @@ mod tests {
         let mut r = rx(Some(DA));
         r.on_segment(SimTime(0), 1, 100, false, false, false);
         r.on_ack_sent();
-        assert_eq!(
-            r.on_segment(SimTime(0), 1, 100, false, false, false),
-            AckNeed::Now
-        );
+        assert_eq!(r.on_segment(SimTime(0), 1, 100, false, false, false), AckNeed::Now);
         assert_eq!(r.dup_segments, 1);
     }
 
@@ -438,16 +386,10 @@ mod tests {
         let mut r = Receiver::new(1 << 20, Some(DA), EcnEcho::Dctcp);
         r.on_syn(0);
         r.on_ack_sent();
-        assert_eq!(
-            r.on_segment(SimTime(0), 1, 100, false, false, false),
-            AckNeed::Delayed
-        );
+        assert_eq!(r.on_segment(SimTime(0), 1, 100, false, false, false), AckNeed::Delayed);
         // CE arrives while one segment is unacknowledged: the earlier segment is acknowledged
         // at once with the old (clear) ECE, and the CE segment starts a new delayed ACK.
-        assert_eq!(
-            r.on_segment(SimTime(0), 101, 100, false, true, false),
-            AckNeed::Delayed
-        );
+        assert_eq!(r.on_segment(SimTime(0), 101, 100, false, true, false), AckNeed::Delayed);
         assert_eq!(r.take_flush(), Some((101, false)));
         assert!(r.ece());
         r.on_ack_sent();

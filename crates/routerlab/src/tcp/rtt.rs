@@ -86,12 +86,8 @@ impl RttEstimator {
     /// Current RTO, with backoff, capped at the maximum.
     pub fn rto(&self) -> SimTime {
         let shift = self.backoff.min(32);
-        let backed = self
-            .base_rto
-            .0
-            .checked_shl(shift)
-            .filter(|v| v >> shift == self.base_rto.0)
-            .unwrap_or(u64::MAX);
+        let backed =
+            self.base_rto.0.checked_shl(shift).filter(|v| v >> shift == self.base_rto.0).unwrap_or(u64::MAX);
         SimTime(backed.min(self.params.max.0))
     }
 

@@ -33,6 +33,8 @@ pub struct SentSegment {
     pub lost: bool,
     /// Retransmitted since it was last presumed lost.
     pub retransmitted: bool,
+    /// `snd_nxt` when last retransmitted: data above it was sent after the retransmission.
+    pub retx_high: u64,
     pub fin: bool,
 }
 
@@ -45,11 +47,7 @@ impl SentSegment {
     }
     /// This segment's share of the pipe.
     fn pipe_share(&self) -> u64 {
-        if self.sacked || (self.lost && !self.retransmitted) {
-            0
-        } else {
-            self.len()
-        }
+        if self.sacked || (self.lost && !self.retransmitted) { 0 } else { self.len() }
     }
 }
 
@@ -74,10 +72,7 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     pub fn new() -> Scoreboard {
-        Scoreboard {
-            segs: VecDeque::with_capacity(64),
-            ..Default::default()
-        }
+        Scoreboard { segs: VecDeque::with_capacity(64), ..Default::default() }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -112,6 +107,7 @@ impl Scoreboard {
             sacked: false,
             lost: false,
             retransmitted: false,
+            retx_high: 0,
             fin,
         };
         self.pipe += seg.len();
@@ -268,14 +264,35 @@ impl Scoreboard {
         &self.segs[idx]
     }
 
-    /// Record that segment `idx` was retransmitted now.
-    pub fn on_retransmit(&mut self, idx: usize, now: SimTime) {
+    /// Record that segment `idx` was retransmitted now, when `snd_nxt` was as given.
+    pub fn on_retransmit(&mut self, idx: usize, now: SimTime, snd_nxt: u64) {
         let s = &mut self.segs[idx];
         debug_assert!(s.lost && !s.retransmitted);
         s.retransmitted = true;
+        s.retx_high = snd_nxt;
         s.tx_count = s.tx_count.saturating_add(1);
         s.last_sent_at = now;
         self.pipe += s.len();
+    }
+
+    /// Lost-retransmission detection (Linux's `tcp_mark_lost_retrans`): a retransmission is
+    /// presumed lost again once data sent after it — above `snd_nxt` at the time it was resent —
+    /// has been SACKed while it has not. Returns the number of segments marked for resending.
+    pub fn mark_lost_retransmissions(&mut self) -> usize {
+        let Some(high) = self.highest_sacked() else { return 0 };
+        let mut marked = 0;
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            if s.start >= high {
+                break;
+            }
+            if s.lost && s.retransmitted && !s.sacked && s.retx_high < high {
+                self.pipe -= s.len();
+                s.retransmitted = false;
+                self.retx_hint = self.retx_hint.min(i);
+                marked += 1;
+            }
+        }
+        marked
     }
 
     /// Highest SACKed sequence number (one past), or None.
@@ -316,7 +333,7 @@ mod tests {
         let mut b = board(3);
         assert!(b.mark_lost_at(1));
         let i = b.next_to_retransmit().unwrap();
-        b.on_retransmit(i, SimTime(50));
+        b.on_retransmit(i, SimTime(50), 401);
         let a = b.ack_to(201);
         assert_eq!(a.rtt_from, None);
     }
@@ -324,10 +341,7 @@ mod tests {
     #[test]
     fn three_sacked_segments_mark_the_hole_lost() {
         let mut b = board(5);
-        b.apply_sack(&[SackBlock {
-            left: 101,
-            right: 401,
-        }]);
+        b.apply_sack(&[SackBlock { left: 101, right: 401 }]);
         assert_eq!(b.pipe(), 200);
         assert_eq!(b.mark_lost_by_sack(3, 100), 1);
         assert_eq!(b.pipe(), 100);
@@ -339,16 +353,28 @@ mod tests {
     #[test]
     fn timeout_marks_everything_but_sacked_lost() {
         let mut b = board(4);
-        b.apply_sack(&[SackBlock {
-            left: 201,
-            right: 301,
-        }]);
+        b.apply_sack(&[SackBlock { left: 201, right: 301 }]);
         b.mark_all_lost();
         assert_eq!(b.pipe(), 0);
         let i = b.next_to_retransmit().unwrap();
-        b.on_retransmit(i, SimTime(9));
+        b.on_retransmit(i, SimTime(9), 401);
         assert_eq!(b.pipe(), 100);
         assert_eq!(b.next_to_retransmit(), Some(1));
+    }
+
+    #[test]
+    fn a_retransmission_is_presumed_lost_once_later_data_is_sacked() {
+        let mut b = board(4); // segments [1,101) … [301,401)
+        b.mark_lost_at(1);
+        let i = b.next_to_retransmit().unwrap();
+        b.on_retransmit(i, SimTime(5), 401); // resent when snd_nxt was 401
+        b.push(401, 501, SimTime(6), false);
+        b.apply_sack(&[SackBlock { left: 101, right: 401 }]);
+        assert_eq!(b.mark_lost_retransmissions(), 0, "nothing sent after it is SACKed yet");
+        b.apply_sack(&[SackBlock { left: 401, right: 501 }]);
+        assert_eq!(b.mark_lost_retransmissions(), 1);
+        assert_eq!(b.next_to_retransmit(), Some(0));
+        assert_eq!(b.pipe(), 0);
     }
 
     proptest! {
@@ -359,9 +385,9 @@ mod tests {
             for (op, x, y) in ops {
                 match op {
                     0 => { b.apply_sack(&[SackBlock { left: 1 + x.min(y), right: 1 + x.max(y) }]); }
-                    1 => { b.mark_lost_by_sack(3, 100); }
+                    1 => { b.mark_lost_by_sack(3, 100); b.mark_lost_retransmissions(); }
                     2 => { b.mark_lost_at(1 + x); }
-                    3 => { if let Some(i) = b.next_to_retransmit() { b.on_retransmit(i, SimTime(x)); } }
+                    3 => { if let Some(i) = b.next_to_retransmit() { b.on_retransmit(i, SimTime(x), 1 + y); } }
                     _ => { b.ack_to(1 + x / 3); }
                 }
                 prop_assert_eq!(b.pipe(), b.pipe_by_scan());

@@ -92,6 +92,8 @@ pub struct TcpStats {
     pub ecn_reductions: u64,
     pub bytes_acked: u64,
     pub explicit_losses: u64,
+    /// Retransmissions found lost again from SACK information.
+    pub lost_retransmissions: u64,
 }
 
 #[derive(Debug)]
@@ -169,11 +171,7 @@ impl TcpSocket {
             app_closed: false,
             fin_sent: false,
             rwnd: cfg.rcv_buf,
-            win: Window {
-                cwnd: cfg.init_cwnd as u64 * mss,
-                ssthresh: u64::MAX,
-                mss,
-            },
+            win: Window { cwnd: cfg.init_cwnd as u64 * mss, ssthresh: u64::MAX, mss },
             cc: cfg.cc.build(),
             rtt: RttEstimator::new(cfg.rto),
             sb: Scoreboard::new(),
@@ -294,10 +292,7 @@ impl TcpSocket {
 
     /// When the socket next needs `on_timer` / `poll_transmit`, if ever.
     pub fn poll_at(&self) -> Option<SimTime> {
-        [self.rto_at, self.rcv.delack_at, self.pace_wakeup]
-            .into_iter()
-            .flatten()
-            .min()
+        [self.rto_at, self.rcv.delack_at, self.pace_wakeup].into_iter().flatten().min()
     }
 
     // ------------------------------------------------------------------ input
@@ -350,14 +345,7 @@ impl TcpSocket {
         let fin = f.has(TcpFlags::FIN);
         if seg.payload_len > 0 || fin {
             let before = self.rcv.fin_received;
-            self.rcv.on_segment(
-                now,
-                seg.seq,
-                seg.payload_len,
-                fin,
-                ecn == Ecn::Ce,
-                f.has(TcpFlags::CWR),
-            );
+            self.rcv.on_segment(now, seg.seq, seg.payload_len, fin, ecn == Ecn::Ce, f.has(TcpFlags::CWR));
             if self.rcv.fin_received && !before {
                 self.on_peer_fin();
             }
@@ -424,18 +412,10 @@ impl TcpSocket {
         if let Some((ack, ece)) = self.rcv.take_flush() {
             let mut seg = self.pure_ack();
             seg.ack = ack;
-            seg.flags = if ece {
-                TcpFlags::ACK.with(TcpFlags::ECE)
-            } else {
-                TcpFlags::ACK
-            };
+            seg.flags = if ece { TcpFlags::ACK.with(TcpFlags::ECE) } else { TcpFlags::ACK };
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
-            emit(&Outgoing {
-                seg,
-                ecn: Ecn::NotEct,
-                retransmission: false,
-            });
+            emit(&Outgoing { seg, ecn: Ecn::NotEct, retransmission: false });
         }
         if self.may_send_data() {
             self.send_data(now, emit);
@@ -445,22 +425,14 @@ impl TcpSocket {
             self.rcv.on_ack_sent();
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
-            emit(&Outgoing {
-                seg,
-                ecn: Ecn::NotEct,
-                retransmission: false,
-            });
+            emit(&Outgoing { seg, ecn: Ecn::NotEct, retransmission: false });
         }
     }
 
     fn may_send_data(&self) -> bool {
         matches!(
             self.state,
-            State::Established
-                | State::CloseWait
-                | State::FinWait1
-                | State::Closing
-                | State::LastAck
+            State::Established | State::CloseWait | State::FinWait1 | State::Closing | State::LastAck
         )
     }
 
@@ -476,7 +448,7 @@ impl TcpSocket {
                 let s = *self.sb.get(i);
                 if self.retransmit_now || self.sb.pipe() + s.len() <= self.win.cwnd {
                     self.retransmit_now = false;
-                    self.sb.on_retransmit(i, now);
+                    self.sb.on_retransmit(i, now, self.snd_nxt);
                     self.stats.retransmissions += 1;
                     self.emit_data(now, s.start, s.end, s.fin, true, emit);
                     continue;
@@ -559,11 +531,7 @@ impl TcpSocket {
             payload_len: payload,
         };
         // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
-        let ecn = if self.ecn_ok && !retx {
-            Ecn::Ect0
-        } else {
-            Ecn::NotEct
-        };
+        let ecn = if self.ecn_ok && !retx { Ecn::Ect0 } else { Ecn::NotEct };
         self.rcv.on_ack_sent();
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
@@ -577,11 +545,7 @@ impl TcpSocket {
             let wire = (payload + seg.header_len() + crate::net::packet::IPV4_HEADER_BYTES) as u64;
             self.next_send_at = self.next_send_at.max(now) + rate.tx_time(wire);
         }
-        emit(&Outgoing {
-            seg,
-            ecn,
-            retransmission: retx,
-        });
+        emit(&Outgoing { seg, ecn, retransmission: retx });
     }
 
     fn emit_syn(&mut self, now: SimTime, emit: &mut impl FnMut(&Outgoing)) {
@@ -618,11 +582,7 @@ impl TcpSocket {
             self.rcv.on_ack_sent();
         }
         self.stats.segments_sent += 1;
-        emit(&Outgoing {
-            seg,
-            ecn: Ecn::NotEct,
-            retransmission: self.syn_retransmitted,
-        });
+        emit(&Outgoing { seg, ecn: Ecn::NotEct, retransmission: self.syn_retransmitted });
     }
 
     fn pure_ack(&self) -> TcpSegment {
@@ -645,11 +605,7 @@ impl TcpSocket {
     }
 
     fn sack_list(&self) -> SackList {
-        if self.sack_ok && self.rcv.has_ooo() {
-            self.rcv.sack_blocks()
-        } else {
-            SackList::new()
-        }
+        if self.sack_ok && self.rcv.has_ooo() { self.rcv.sack_blocks() } else { SackList::new() }
     }
 
     // ------------------------------------------------------------------ handshake
@@ -749,10 +705,7 @@ impl TcpSocket {
                     // Full acknowledgment: leave fast recovery (RFC 6582 step 5 / RFC 6675).
                     if !self.sack_ok {
                         let flight = self.snd_nxt - self.snd_una;
-                        self.win.cwnd = self
-                            .win
-                            .ssthresh
-                            .min(flight.max(self.win.mss) + self.win.mss);
+                        self.win.cwnd = self.win.ssthresh.min(flight.max(self.win.mss) + self.win.mss);
                     } else {
                         self.win.cwnd = self.win.ssthresh;
                     }
@@ -825,8 +778,7 @@ impl TcpSocket {
                         self.sb.first().is_some_and(|s| s.lost)
                     };
                     // RFC 6582 §3.2 step 2: only if the ACK covers more than `recover`.
-                    if (self.dupacks >= self.cfg.dupthresh || sack_says_lost) && ack > self.recover
-                    {
+                    if (self.dupacks >= self.cfg.dupthresh || sack_says_lost) && ack > self.recover {
                         self.on_loss_signal(now, LossSignal::DupAcks);
                     } else {
                         self.ca = CaState::Disorder;
@@ -844,17 +796,17 @@ impl TcpSocket {
         if self.sack_ok && self.ca == CaState::Recovery {
             self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
         }
+        if self.sack_ok
+            && self.cfg.lost_retransmit_detection
+            && matches!(self.ca, CaState::Recovery | CaState::Loss)
+        {
+            self.stats.lost_retransmissions += self.sb.mark_lost_retransmissions() as u64;
+        }
         // ECN (RFC 3168 §6.1.2): reduce at most once per window, not during recovery. The ACK
         // must cover data sent after the last reduction: ACKs up to `ecn_high_seq` may still
         // echo marks the receiver saw before our CWR reached it.
-        if ece
-            && matches!(self.ca, CaState::Open | CaState::Disorder)
-            && self.snd_una > self.ecn_high_seq
-        {
-            if self
-                .cc
-                .on_ecn_echo(&mut self.win, now, self.snd_nxt - self.snd_una)
-            {
+        if ece && matches!(self.ca, CaState::Open | CaState::Disorder) && self.snd_una > self.ecn_high_seq {
+            if self.cc.on_ecn_echo(&mut self.win, now, self.snd_nxt - self.snd_una) {
                 self.cwr_pending = true;
                 self.stats.ecn_reductions += 1;
             }
@@ -941,10 +893,7 @@ mod tests {
 
     /// Retransmissions of data by `a`, as (time, seq).
     fn retransmissions(h: &Harness) -> Vec<(SimTime, u64)> {
-        h.data_sent()
-            .filter(|s| s.out.retransmission)
-            .map(|s| (s.at, s.out.seg.seq))
-            .collect()
+        h.data_sent().filter(|s| s.out.retransmission).map(|s| (s.at, s.out.seg.seq)).collect()
     }
 
     #[test]
@@ -982,22 +931,14 @@ mod tests {
         let mut prev = first;
         let mut gaps = Vec::new();
         for (t, seq) in &rx {
-            assert_eq!(
-                *seq, 1,
-                "a timeout resends the first unacknowledged segment"
-            );
+            assert_eq!(*seq, 1, "a timeout resends the first unacknowledged segment");
             gaps.push(*t - prev);
             prev = *t;
         }
         // RTT 2 ms gives an RTO far below the 200 ms minimum: 200, 400, 800, 1600 ms.
         assert_eq!(
             gaps[..4],
-            [
-                SimTime::from_ms(200),
-                SimTime::from_ms(400),
-                SimTime::from_ms(800),
-                SimTime::from_ms(1600)
-            ]
+            [SimTime::from_ms(200), SimTime::from_ms(400), SimTime::from_ms(800), SimTime::from_ms(1600)]
         );
         assert_eq!(h.a.stats().timeouts, 4);
     }
@@ -1045,20 +986,13 @@ mod tests {
             "RFC 6298 §5.7; Karn: no sample from the retransmitted SYN"
         );
         h.run_until(SimTime::from_secs(2));
-        let syns: Vec<_> = h
-            .log
-            .iter()
-            .filter(|s| s.dir == Dir::AtoB && s.out.seg.flags.has(TcpFlags::SYN))
-            .collect();
+        let syns: Vec<_> =
+            h.log.iter().filter(|s| s.dir == Dir::AtoB && s.out.seg.flags.has(TcpFlags::SYN)).collect();
         assert_eq!(syns.len(), 2);
         assert_eq!(syns[1].at - syns[0].at, SimTime::from_secs(1));
         assert_eq!(h.a.stats().syn_timeouts, 1);
         assert_eq!(h.b.delivered_bytes(), 1_000);
-        assert_eq!(
-            h.a.rto(),
-            SimTime::from_ms(200),
-            "the first data sample recomputes it"
-        );
+        assert_eq!(h.a.rto(), SimTime::from_ms(200), "the first data sample recomputes it");
     }
 
     fn with(f: impl FnOnce(&mut TcpConfig)) -> TcpConfig {
@@ -1079,18 +1013,13 @@ mod tests {
             });
             let mut h = Harness::new(c, c, SimTime::from_ms(10));
             h.spacing = SimTime::from_us(100);
-            h.drop = Box::new(move |dir, i, o| {
-                dir == Dir::AtoB && o.seg.payload_len > 0 && lost.contains(&i)
-            });
+            h.drop =
+                Box::new(move |dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && lost.contains(&i));
             h.start(100 * 1460, true);
             h.run_until(SimTime::from_secs(2));
             assert_eq!(h.b.delivered_bytes(), 100 * 1460);
             assert_eq!(h.a.stats().timeouts, 0, "sack={sack}");
-            assert_eq!(
-                h.a.stats().retransmissions,
-                4,
-                "sack={sack}: one retransmission per hole"
-            );
+            assert_eq!(h.a.stats().retransmissions, 4, "sack={sack}: one retransmission per hole");
             let rx = retransmissions(&h);
             rx.last().unwrap().0 - rx.first().unwrap().0
         };
@@ -1098,10 +1027,7 @@ mod tests {
         let sack_span = run(true);
         let newreno_span = run(false);
         assert!(sack_span < rtt, "SACK resent all holes within {sack_span}");
-        assert!(
-            newreno_span >= SimTime(3 * rtt.0),
-            "NewReno: one hole per RTT, took {newreno_span}"
-        );
+        assert!(newreno_span >= SimTime(3 * rtt.0), "NewReno: one hole per RTT, took {newreno_span}");
     }
 
     #[test]
@@ -1112,6 +1038,7 @@ mod tests {
             let c = with(|c| {
                 c.init_cwnd = 3;
                 c.limited_transmit = lt;
+                c.sack = false; // duplicate-ACK counting alone (SACK's byte rule would also fire)
             });
             let mut h = Harness::new(c, c, MS);
             h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0);
@@ -1146,20 +1073,14 @@ mod tests {
     fn delayed_acks_halve_the_ack_count() {
         let acks = |delayed: bool| {
             let c = with(|c| {
-                c.delayed_ack = delayed.then_some(DelayedAck {
-                    count: 2,
-                    timeout: SimTime::from_ms(40),
-                })
+                c.delayed_ack = delayed.then_some(DelayedAck { count: 2, timeout: SimTime::from_ms(40) })
             });
             let mut h = Harness::new(c, c, MS);
             h.spacing = SimTime::from_us(12);
             h.start(1000 * 1460, true);
             h.run_until(SimTime::from_secs(5));
             assert_eq!(h.b.delivered_bytes(), 1000 * 1460);
-            h.log
-                .iter()
-                .filter(|s| s.dir == Dir::BtoA && s.out.seg.payload_len == 0)
-                .count() as f64
+            h.log.iter().filter(|s| s.dir == Dir::BtoA && s.out.seg.payload_len == 0).count() as f64
         };
         let ratio = acks(true) / acks(false);
         assert!((0.48..=0.55).contains(&ratio), "ratio {ratio}");
@@ -1191,13 +1112,7 @@ mod tests {
         let mut h = Harness::new(c, c, SimTime::from_ms(5));
         h.spacing = SimTime::from_us(50);
         // Mark data segments 30 and 31 CE (same window).
-        h.mark = Box::new(|dir, i, o| {
-            if dir == Dir::AtoB && (i == 31 || i == 32) {
-                Ecn::Ce
-            } else {
-                o.ecn
-            }
-        });
+        h.mark = Box::new(|dir, i, o| if dir == Dir::AtoB && (i == 31 || i == 32) { Ecn::Ce } else { o.ecn });
         h.start(200 * 1460, true);
         h.run_until(SimTime::from_secs(2));
         assert!(h.a.ecn_enabled() && h.b.ecn_enabled());
@@ -1229,10 +1144,7 @@ mod tests {
         let t: Vec<SimTime> = h.data_sent().map(|s| s.at).collect();
         assert!(t.len() >= 3);
         let gap = t[2] - t[1];
-        assert!(
-            gap > SimTime::from_us(900) && gap < SimTime::from_us(1100),
-            "gap {gap}"
-        );
+        assert!(gap > SimTime::from_us(900) && gap < SimTime::from_us(1100), "gap {gap}");
     }
 
     #[test]
@@ -1256,11 +1168,7 @@ mod tests {
         let mut h = Harness::new(c, c, SimTime::from_ms(10));
         h.start(100 * 1460, true);
         h.run_until(SimTime::from_ms(21));
-        assert_eq!(
-            h.data_sent().count(),
-            5,
-            "initial window 10 but the peer offers 5 segments"
-        );
+        assert_eq!(h.data_sent().count(), 5, "initial window 10 but the peer offers 5 segments");
         h.run_until(SimTime::from_secs(2));
         assert_eq!(h.b.delivered_bytes(), 100 * 1460);
     }
@@ -1271,28 +1179,44 @@ mod tests {
         h.start(30 * 1460, true);
         h.run_until(SimTime::from_ms(25)); // 10 segments in flight, none acknowledged
         let seq = 1 + 3 * 1460;
-        h.a.on_loss_signal(
-            h.now,
-            LossSignal::Explicit {
-                left: seq,
-                right: seq + 1460,
-            },
-        );
+        h.a.on_loss_signal(h.now, LossSignal::Explicit { left: seq, right: seq + 1460 });
         let mut sent = Vec::new();
         h.a.poll_transmit(h.now, &mut |o| sent.push(*o));
         assert_eq!(sent.len(), 1);
         assert!(sent[0].retransmission && sent[0].seg.seq == seq);
         assert_eq!(h.a.ca_state(), CaState::Recovery);
         // A second notice for a segment already resent and in flight is ignored.
-        h.a.on_loss_signal(
-            h.now,
-            LossSignal::Explicit {
-                left: seq,
-                right: seq + 1460,
-            },
-        );
+        h.a.on_loss_signal(h.now, LossSignal::Explicit { left: seq, right: seq + 1460 });
         let mut again = Vec::new();
         h.a.poll_transmit(h.now, &mut |o| again.push(*o));
         assert!(again.iter().all(|o| !o.retransmission));
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_resent_from_sack_information_instead_of_waiting_for_the_timer() {
+        let run = |detect: bool| {
+            let c = with(|c| c.lost_retransmit_detection = detect);
+            let mut h = Harness::new(c, c, SimTime::from_ms(10));
+            h.spacing = SimTime::from_us(100);
+            // Data segment 5 is lost, and so is its first retransmission.
+            let mut retx_seen = 0;
+            h.drop = Box::new(move |dir, i, o| {
+                if dir != Dir::AtoB || o.seg.payload_len == 0 {
+                    return false;
+                }
+                if o.retransmission {
+                    retx_seen += 1;
+                    return retx_seen == 1;
+                }
+                i == 5
+            });
+            h.start(60 * 1460, true);
+            h.run_until(SimTime::from_secs(3));
+            assert_eq!(h.b.delivered_bytes(), 60 * 1460);
+            let st = h.a.stats();
+            (st.timeouts, st.lost_retransmissions)
+        };
+        assert_eq!(run(true), (0, 1));
+        assert_eq!(run(false).0, 1, "RFC 6675 alone waits for the timer");
     }
 }

@@ -85,19 +85,13 @@ impl Harness {
     pub fn poll(&mut self) {
         let now = self.now;
         let mut outs: Vec<(Dir, Outgoing)> = Vec::new();
-        self.a
-            .poll_transmit(now, &mut |o| outs.push((Dir::AtoB, *o)));
-        self.b
-            .poll_transmit(now, &mut |o| outs.push((Dir::BtoA, *o)));
+        self.a.poll_transmit(now, &mut |o| outs.push((Dir::AtoB, *o)));
+        self.b.poll_transmit(now, &mut |o| outs.push((Dir::BtoA, *o)));
         for (dir, mut o) in outs {
             let kind = (o.seg.payload_len > 0) as usize;
             let idx = self.sent_count[dir as usize][kind];
             self.sent_count[dir as usize][kind] += 1;
-            self.log.push(Sent {
-                at: now,
-                dir,
-                out: o,
-            });
+            self.log.push(Sent { at: now, dir, out: o });
             if (self.drop)(dir, idx, &o) {
                 continue;
             }
@@ -116,10 +110,7 @@ impl Harness {
     pub fn run_until(&mut self, until: SimTime) {
         loop {
             let next_wire = self.wire.iter().map(|w| (w.0, w.1)).min();
-            let next_timer = [self.a.poll_at(), self.b.poll_at()]
-                .into_iter()
-                .flatten()
-                .min();
+            let next_timer = [self.a.poll_at(), self.b.poll_at()].into_iter().flatten().min();
             let t = match (next_wire.map(|w| w.0), next_timer) {
                 (Some(a), Some(b)) => a.min(b),
                 (Some(a), None) => a,
@@ -162,8 +153,6 @@ impl Harness {
 
     /// Data segments a sent (retransmissions included), in order.
     pub fn data_sent(&self) -> impl Iterator<Item = &Sent> {
-        self.log
-            .iter()
-            .filter(|s| s.dir == Dir::AtoB && s.out.seg.payload_len > 0)
+        self.log.iter().filter(|s| s.dir == Dir::AtoB && s.out.seg.payload_len > 0)
     }
 }

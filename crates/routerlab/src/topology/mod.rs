@@ -52,10 +52,7 @@ mod tests {
         DirSpec {
             rate,
             delay: SimTime::from_ms(1),
-            queue: QueueSpec::DropTail(DropTailParams {
-                limit: Size::Packets(100),
-                ecn_threshold: None,
-            }),
+            queue: QueueSpec::DropTail(DropTailParams { limit: Size::Packets(100), ecn_threshold: None }),
             loss: 0.0,
             framing_bytes: 0,
         }
@@ -72,9 +69,7 @@ mod tests {
         assert_eq!(net.hosts.len(), 6);
         assert_eq!(net.ports.len(), 2 * 7);
         let s0 = net.node_by_name("s0").unwrap();
-        let r2 = net.nodes[net.node_by_name("r2").unwrap().idx()]
-            .host
-            .unwrap();
+        let r2 = net.nodes[net.node_by_name("r2").unwrap().idx()].host.unwrap();
         assert_eq!(net.routes.distance(s0, r2), Some(3));
         let left = net.node_by_name("left").unwrap();
         let hops = net.routes.next_hops(left, r2);

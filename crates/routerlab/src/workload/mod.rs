@@ -50,19 +50,8 @@ pub fn expand_static(w: &StaticFlows, rng: &mut SimRng) -> Vec<FlowSpec> {
     (0..w.flows as usize)
         .map(|i| {
             let (src, dst) = w.pairs[i % w.pairs.len()];
-            let jitter = if w.jitter.0 > 0 {
-                SimTime(rng.below(w.jitter.0))
-            } else {
-                SimTime::ZERO
-            };
-            FlowSpec {
-                src,
-                dst,
-                start: w.start + jitter,
-                size: w.size,
-                tcp: w.tcp,
-                group: w.group,
-            }
+            let jitter = if w.jitter.0 > 0 { SimTime(rng.below(w.jitter.0)) } else { SimTime::ZERO };
+            FlowSpec { src, dst, start: w.start + jitter, size: w.size, tcp: w.tcp, group: w.group }
         })
         .collect()
 }
@@ -85,10 +74,7 @@ mod tests {
         };
         let a = expand_static(&w, &mut SimRng::new(1, StreamId::Workload(0)));
         let b = expand_static(&w, &mut SimRng::new(2, StreamId::Workload(0)));
-        assert!(
-            a.iter()
-                .all(|f| f.start >= SimTime::from_secs(1) && f.start < SimTime::from_ms(1010))
-        );
+        assert!(a.iter().all(|f| f.start >= SimTime::from_secs(1) && f.start < SimTime::from_ms(1010)));
         assert_ne!(
             a.iter().map(|f| f.start).collect::<Vec<_>>(),
             b.iter().map(|f| f.start).collect::<Vec<_>>()

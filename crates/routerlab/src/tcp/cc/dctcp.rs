@@ -25,10 +25,7 @@ pub struct DctcpParams {
 
 impl Default for DctcpParams {
     fn default() -> DctcpParams {
-        DctcpParams {
-            g: 1.0 / 16.0,
-            alpha_init: 1.0,
-        }
+        DctcpParams { g: 1.0 / 16.0, alpha_init: 1.0 }
     }
 }
 
@@ -45,14 +42,7 @@ pub struct Dctcp {
 
 impl Dctcp {
     pub fn new(p: DctcpParams) -> Dctcp {
-        Dctcp {
-            p,
-            alpha: p.alpha_init,
-            window_end: 0,
-            acked: 0,
-            marked: 0,
-            reno_acc: 0,
-        }
+        Dctcp { p, alpha: p.alpha_init, window_end: 0, acked: 0, marked: 0, reno_acc: 0 }
     }
 
     pub fn alpha(&self) -> f64 {
@@ -125,20 +115,12 @@ mod tests {
         // RFC 8257 §3.3: WindowEnd starts at SND.NXT (here 0), and the ACK that passes it is
         // counted in the window it closes.
         let mut cc = Dctcp::new(DctcpParams::default());
-        let mut w = Window {
-            cwnd: 10_000,
-            ssthresh: u64::MAX,
-            mss: 1000,
-        };
+        let mut w = Window { cwnd: 10_000, ssthresh: u64::MAX, mss: 1000 };
         cc.on_any_ack(&mut w, &ack(1000, false, 1001, 10_001));
         assert_eq!(cc.alpha(), 15.0 / 16.0, "first window: F = 0");
         cc.on_any_ack(&mut w, &ack(4000, true, 5001, 14_001));
         cc.on_any_ack(&mut w, &ack(4000, false, 9001, 18_001));
-        assert_eq!(
-            cc.alpha(),
-            15.0 / 16.0,
-            "not updated before the window ends"
-        );
+        assert_eq!(cc.alpha(), 15.0 / 16.0, "not updated before the window ends");
         cc.on_any_ack(&mut w, &ack(1000, false, 10_002, 20_001));
         // F = 4000 / 9000; α = (1 − g)·α + g·F.
         let expect = (15.0 / 16.0) * (15.0 / 16.0) + (4000.0 / 9000.0) / 16.0;
@@ -147,15 +129,8 @@ mod tests {
 
     #[test]
     fn ecn_echo_cuts_by_half_alpha() {
-        let mut cc = Dctcp::new(DctcpParams {
-            alpha_init: 0.5,
-            ..Default::default()
-        });
-        let mut w = Window {
-            cwnd: 100_000,
-            ssthresh: u64::MAX,
-            mss: 1000,
-        };
+        let mut cc = Dctcp::new(DctcpParams { alpha_init: 0.5, ..Default::default() });
+        let mut w = Window { cwnd: 100_000, ssthresh: u64::MAX, mss: 1000 };
         assert!(cc.on_ecn_echo(&mut w, SimTime::ZERO, 100_000));
         assert_eq!(w.cwnd, 75_000);
         assert_eq!(w.ssthresh, 75_000);

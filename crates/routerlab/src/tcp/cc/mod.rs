@@ -105,14 +105,7 @@ pub trait CongestionControl {
 
     /// An explicit rate arrived from the network (e.g. Kick-Ass's, echoed by the receiver).
     /// Controllers that do not use explicit rates ignore it.
-    fn on_explicit_rate(
-        &mut self,
-        _w: &mut Window,
-        _now: SimTime,
-        _rate: Rate,
-        _srtt: Option<SimTime>,
-    ) {
-    }
+    fn on_explicit_rate(&mut self, _w: &mut Window, _now: SimTime, _rate: Rate, _srtt: Option<SimTime>) {}
 }
 
 /// Every built-in controller, dispatched statically; `Custom` holds a user's own.
@@ -161,13 +154,7 @@ impl CongestionControl for AnyCc {
     fn pacing_rate(&self, w: &Window, srtt: Option<SimTime>) -> Option<Rate> {
         dispatch!(self, c => c.pacing_rate(w, srtt))
     }
-    fn on_explicit_rate(
-        &mut self,
-        w: &mut Window,
-        now: SimTime,
-        rate: Rate,
-        srtt: Option<SimTime>,
-    ) {
+    fn on_explicit_rate(&mut self, w: &mut Window, now: SimTime, rate: Rate, srtt: Option<SimTime>) {
         dispatch!(self, c => c.on_explicit_rate(w, now, rate, srtt))
     }
 }

@@ -81,11 +81,7 @@ mod tests {
     #[test]
     fn slow_start_doubles_per_window_then_avoidance_adds_one_mss() {
         let mut cc = NewReno::default();
-        let mut w = Window {
-            cwnd: 10 * 1000,
-            ssthresh: u64::MAX,
-            mss: 1000,
-        };
+        let mut w = Window { cwnd: 10 * 1000, ssthresh: u64::MAX, mss: 1000 };
         for _ in 0..10 {
             cc.on_ack(&mut w, &ack(1000));
         }
@@ -100,11 +96,7 @@ mod tests {
     #[test]
     fn slow_start_overshoot_spills_into_avoidance() {
         let mut cc = NewReno::default();
-        let mut w = Window {
-            cwnd: 9_000,
-            ssthresh: 10_000,
-            mss: 1000,
-        };
+        let mut w = Window { cwnd: 9_000, ssthresh: 10_000, mss: 1000 };
         cc.on_ack(&mut w, &ack(2000));
         assert_eq!(w.cwnd, 10_000);
         assert_eq!(cc.acked_acc, 1000);
@@ -113,29 +105,15 @@ mod tests {
     #[test]
     fn no_growth_when_application_limited() {
         let mut cc = NewReno::default();
-        let mut w = Window {
-            cwnd: 10_000,
-            ssthresh: u64::MAX,
-            mss: 1000,
-        };
-        cc.on_ack(
-            &mut w,
-            &AckSample {
-                cwnd_limited: false,
-                ..ack(1000)
-            },
-        );
+        let mut w = Window { cwnd: 10_000, ssthresh: u64::MAX, mss: 1000 };
+        cc.on_ack(&mut w, &AckSample { cwnd_limited: false, ..ack(1000) });
         assert_eq!(w.cwnd, 10_000);
     }
 
     #[test]
     fn loss_halves_flight_with_a_floor_of_two_segments() {
         let mut cc = NewReno::default();
-        let w = Window {
-            cwnd: 10_000,
-            ssthresh: u64::MAX,
-            mss: 1000,
-        };
+        let w = Window { cwnd: 10_000, ssthresh: u64::MAX, mss: 1000 };
         assert_eq!(cc.ssthresh_on_loss(&w, SimTime::ZERO, 10_000), 5_000);
         assert_eq!(cc.ssthresh_on_loss(&w, SimTime::ZERO, 1_000), 2_000);
     }

@@ -1,0 +1,262 @@
+//! TCP against theory and against itself, on small scenarios (issue: "TCP, complete and
+//! validated"). Each check runs several seeds where randomness matters.
+
+use routerlab::ids::ConnId;
+use routerlab::scenario::Scenario;
+use routerlab::sim::{SimSpec, Simulation};
+use routerlab::units::SimTime;
+
+fn spec(text: &str) -> SimSpec {
+    Scenario::load(text).unwrap_or_else(|e| panic!("{e:?}")).1
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+/// One long flow over an otherwise idle 100 ms path whose forward direction drops packets with
+/// probability `p` (ACKs are not lost). Returns the mean goodput over `seeds` runs.
+fn goodput_under_random_loss(p: f64, seeds: u64, duration_s: u64) -> f64 {
+    let runs: Vec<f64> = (1..=seeds)
+        .map(|seed| {
+            let mut s = spec(&format!(
+                r#"
+[run]
+duration = "{duration_s}s"
+seed = {seed}
+[topology]
+kind = "dumbbell"
+pairs = 1
+access = {{ rate = "10Gbps", delay = "0us" }}
+bottleneck = {{ rate = "1Gbps", delay = "50ms", queue = {{ kind = "droptail", limit = "10000pkts" }}, loss = {p} }}
+[transport]
+sack = false
+delayed_ack = false
+[[workload]]
+kind = "bulk"
+"#
+            ));
+            s.topology.links[0].b_to_a.loss = 0.0; // the reverse (ACK) direction is clean
+            let mut sim = Simulation::new(&s);
+            sim.run();
+            sim.results().flows[0].goodput_bps
+        })
+        .collect();
+    mean(&runs)
+}
+
+/// Padhye, Firoiu, Towsley, Kurose (SIGCOMM 1998), eq. 32, in bits/s: b = 1 (an ACK per
+/// segment), T0 = 200 ms (the minimum RTO binds on this path: RTTVAR → 0 on a constant delay).
+fn pftk(p: f64) -> f64 {
+    let (mss_bits, rtt, t0, b) = (1460.0 * 8.0, 0.1, 0.2, 1.0);
+    mss_bits
+        / (rtt * (2.0 * b * p / 3.0f64).sqrt()
+            + t0 * (3.0 * (3.0 * b * p / 8.0f64).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p))
+}
+
+/// Mathis, Semke, Mahdavi, Ott (CCR 1997): MSS/RTT · sqrt(3/(2p)).
+fn mathis(p: f64) -> f64 {
+    1460.0 * 8.0 / 0.1 * (1.5 / p).sqrt()
+}
+
+#[test]
+fn throughput_follows_pftk_and_mathis_under_random_loss() {
+    for p in [0.001, 0.005, 0.01, 0.02] {
+        let ours = goodput_under_random_loss(p, 3, 400);
+        let ratio = ours / pftk(p);
+        assert!(
+            (0.7..=1.3).contains(&ratio),
+            "p = {p}: ours {ours:.0} b/s vs PFTK {:.0} (×{ratio:.2})",
+            pftk(p)
+        );
+        if p <= 0.005 {
+            let ratio = ours / mathis(p);
+            assert!(
+                (0.7..=1.3).contains(&ratio),
+                "p = {p}: ours {ours:.0} vs Mathis {:.0} (×{ratio:.2})",
+                mathis(p)
+            );
+        }
+    }
+}
+
+/// Bottleneck utilization per simulated second.
+fn utilization_per_second(text: &str, seconds: u64) -> Vec<f64> {
+    let s = spec(text);
+    let mut sim = Simulation::new(&s);
+    let port = sim.network().port_names.iter().position(|n| n == "left->right").unwrap();
+    let mut prev = SimTime::ZERO;
+    (1..=seconds)
+        .map(|t| {
+            while sim.now() < SimTime::from_secs(t) && !sim.step(1) {}
+            let busy = sim.network().ports[port].stats.busy;
+            let u = (busy - prev).as_secs_f64();
+            prev = busy;
+            u
+        })
+        .collect()
+}
+
+/// A high-BDP path (100 Mbps, 200 ms: 1667 packets) with a buffer of 10 % of the BDP. Slow start
+/// overshoots the small buffer early (line-rate bursts fill it at cwnd ≈ 2–4 × the buffer), so
+/// both controllers leave slow start at about a third of the capacity. NewReno then climbs one
+/// segment per RTT; CUBIC's cubic growth reaches the capacity in seconds. RTO granularity
+/// 200 ms (Linux's behaviour) keeps the timer from firing spuriously on this long path.
+fn high_bdp(cc: &str) -> String {
+    format!(
+        r#"
+[run]
+duration = "60s"
+[topology]
+kind = "dumbbell"
+pairs = 1
+access = {{ rate = "10Gbps", delay = "0us" }}
+bottleneck = {{ rate = "100Mbps", delay = "100ms", queue = {{ kind = "droptail", limit = "170pkts" }} }}
+[transport]
+cc = "{cc}"
+sack = true
+rto_granularity = "200ms"
+[[workload]]
+kind = "bulk"
+"#
+    )
+}
+
+#[test]
+fn cubic_reaches_a_high_bdp_paths_capacity_much_faster_than_newreno() {
+    let cubic = utilization_per_second(&high_bdp("cubic"), 60);
+    let reno = utilization_per_second(&high_bdp("newreno"), 60);
+    let first_full = |u: &[f64]| u.iter().position(|&x| x >= 0.9);
+    let c = first_full(&cubic).expect("CUBIC reaches 90 %");
+    assert!(c <= 20, "CUBIC first reaches 90 % at {c} s");
+    assert_eq!(first_full(&reno), None, "NewReno stays below 90 % for a minute: {reno:?}");
+    let (mc, mr) = (mean(&cubic[20..]), mean(&reno[20..]));
+    assert!(mc >= 0.85, "CUBIC 20–60 s utilization {mc}");
+    assert!(mr <= 0.5, "NewReno 20–60 s utilization {mr}");
+}
+
+/// One CUBIC and one NewReno flow over a path whose forward direction drops packets at random
+/// (p = 0.5 %, 20 ms RTT, uncongested): both see the same loss rate, windows are small (≈ 17
+/// segments) and epochs short compared with K, so CUBIC runs in its Reno-friendly region.
+fn cubic_to_reno_ratio(alpha_beyond_wmax: f64) -> f64 {
+    let ratios: Vec<f64> = (1..=4)
+        .map(|seed| {
+            let mut s = spec(&format!(
+                r#"
+[run]
+duration = "120s"
+seed = {seed}
+[topology]
+kind = "dumbbell"
+pairs = 2
+access = {{ rate = "10Gbps", delay = "0us" }}
+bottleneck = {{ rate = "1Gbps", delay = "10ms", queue = {{ kind = "droptail", limit = "1000pkts" }}, loss = 0.005 }}
+[transport]
+sack = true
+[[workload]]
+kind = "bulk"
+src = "s0"
+dst = "r0"
+transport = {{ cc = {{ kind = "cubic", alpha_beyond_wmax = {alpha_beyond_wmax} }} }}
+[[workload]]
+kind = "bulk"
+src = "s1"
+dst = "r1"
+transport = {{ cc = "newreno" }}
+"#
+            ));
+            s.topology.links[0].b_to_a.loss = 0.0;
+            let mut sim = Simulation::new(&s);
+            sim.run();
+            let r = sim.results();
+            r.flows[0].goodput_bps / r.flows[1].goodput_bps
+        })
+        .collect();
+    mean(&ratios)
+}
+
+#[test]
+fn cubic_takes_about_a_newreno_share_in_the_reno_friendly_region() {
+    // RFC 9438 (α = 1 once W_est ≥ W_max): about 1.25× NewReno in our runs; Linux's rule
+    // (α_cubic throughout) is closer to parity. Both are "about a NewReno share" (within 35 %);
+    // the RFC's rule is measurably the more aggressive.
+    let rfc = cubic_to_reno_ratio(1.0);
+    let linux = cubic_to_reno_ratio(3.0 * 0.3 / 1.7);
+    assert!((0.8..=1.35).contains(&rfc), "RFC 9438 CUBIC / NewReno = {rfc:.2}");
+    assert!((0.85..=1.2).contains(&linux), "Linux-rule CUBIC / NewReno = {linux:.2}");
+    assert!(rfc > linux + 0.05, "RFC {rfc:.2} vs Linux rule {linux:.2}");
+}
+
+/// Ten DCTCP flows through a 1 Gbps switch port marking at K = 20 packets (the DCTCP paper's
+/// 1 Gbps setting), RTT ≈ 100 µs, 200-packet buffer.
+#[test]
+fn dctcp_holds_the_queue_near_k_at_full_utilization() {
+    let text = |cc: &str| {
+        format!(
+            r#"
+[run]
+duration = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 10
+access = {{ rate = "10Gbps", delay = "10us" }}
+bottleneck = {{ rate = "1Gbps", delay = "40us", queue = {{ kind = "droptail", limit = "200pkts", ecn_threshold = "20pkts" }} }}
+[transport]
+cc = "{cc}"
+sack = true
+min_rto = "10ms"
+[[workload]]
+kind = "bulk"
+"#
+        )
+    };
+    let run = |cc: &str| {
+        let mut sim = Simulation::new(&spec(&text(cc)));
+        sim.run();
+        let r = sim.results();
+        let l = r.links.iter().find(|l| l.link == "left->right").unwrap().clone();
+        (l, r.summary.drops)
+    };
+    let (dctcp, dctcp_drops) = run("dctcp");
+    assert!(dctcp.utilization >= 0.95, "utilization {}", dctcp.utilization);
+    assert!(
+        (10.0..=30.0).contains(&dctcp.mean_queue_packets),
+        "mean queue {} for K = 20",
+        dctcp.mean_queue_packets
+    );
+    assert!(dctcp.ecn_marks > 0);
+    assert_eq!(dctcp_drops, 0);
+    // The same flows without ECN fill the buffer.
+    let (reno, _) = run("newreno");
+    assert!(reno.mean_queue_packets > 5.0 * dctcp.mean_queue_packets, "NewReno {}", reno.mean_queue_packets);
+}
+
+#[test]
+fn time_series_records_each_flows_state_at_the_interval() {
+    let text = r#"
+[run]
+duration = "1s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access = { rate = "1Gbps", delay = "100us" }
+bottleneck = { rate = "100Mbps", delay = "2ms", queue = { kind = "droptail", limit = "30pkts" } }
+[[workload]]
+kind = "bulk"
+[output]
+timeseries = "10ms"
+timeseries_flows = [1]
+"#;
+    let mut sim = Simulation::new(&spec(text));
+    sim.run();
+    let ts = sim.results().timeseries.unwrap();
+    assert_eq!(ts.t_s.len(), 99, "samples at 10, 20, … 990 ms");
+    assert!(ts.flow_id.iter().all(|&f| f == 1));
+    assert!((ts.t_s[0] - 0.01).abs() < 1e-12);
+    // The rate column integrates to what the sender sent.
+    let sent: f64 = ts.send_rate_bps.iter().map(|r| r * 0.01 / 8.0).sum();
+    let total = sim.sender_socket(ConnId(1)).stats().payload_bytes_sent as f64;
+    assert!(sent <= total && sent > 0.9 * total, "{sent} of {total}");
+    assert!(ts.state.contains(&"recovery") || ts.state.contains(&"loss"), "a 30-packet buffer overflows");
+    assert!(ts.ssthresh_bytes[0].is_none(), "no reduction in the first 10 ms");
+}
