@@ -72,6 +72,7 @@ def test_run_writes_every_result_file(scenario: Path, tmp_path: Path):
             "flows.csv",
             "links.parquet",
             "links.csv",
+            "transfers.parquet",
             "scenario.toml",
             "scenario.normalized.json",
         ]
@@ -103,6 +104,13 @@ def test_run_writes_every_result_file(scenario: Path, tmp_path: Path):
     assert flows["size_bytes"][6:] == [30_000] * 6
     assert all(f is not None and f > 0 for f in flows["fct_s"][6:])
     assert all(0.3 <= s < 0.35 for s in flows["start_s"][6:])
+    # One transfer per 30 KB flow, from its first SYN to its last byte.
+    tr = pq.read_table(out / "transfers.parquet").to_pydict()
+    assert tr["flow_id"] == list(range(6, 12))
+    assert tr["size_bytes"] == [30_000] * 6
+    for k in range(6):
+        assert tr["start_s"][k] == flows["start_s"][6 + k]
+        assert abs(tr["end_s"][k] - tr["start_s"][k] - flows["fct_s"][6 + k]) < 1e-9
 
 
 def test_same_seed_gives_byte_identical_results(scenario: Path, tmp_path: Path):

@@ -56,7 +56,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"{path}: {e.strerror}", file=sys.stderr)
             status = EXIT_INVALID
             continue
-        problems = _core.check(text)
+        problems = _core.check(text, str(Path(path).resolve().parent))
         if problems:
             _print_problems(path, problems)
             status = EXIT_INVALID
@@ -73,7 +73,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{path}: {e.strerror}", file=sys.stderr)
         return EXIT_INVALID
     out = Path(args.out) if args.out else Path("results") / path.stem
-    problems = _core.check(text)
+    base_dir = path.resolve().parent
+    problems = _core.check(text, str(base_dir))
     if problems:
         _print_problems(str(path), problems)
         return EXIT_INVALID
@@ -81,7 +82,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # The temporary directory exists from the start: it is deleted if the run is
         # interrupted, and renamed into place only when every file is written.
         with AtomicDir(out, force=args.force) as d:
-            result = simulate(text, seed=args.seed, progress=args.progress)
+            result = simulate(text, seed=args.seed, progress=args.progress, base_dir=base_dir)
             files = write_files(result, d.path, text)
             d.commit()
     except ScenarioInvalid as e:

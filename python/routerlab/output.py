@@ -102,6 +102,7 @@ FLOW_SCHEMA = pa.schema(
     [
         ("flow_id", pa.uint32()),
         ("group", pa.string()),
+        ("protocol", pa.string()),
         ("src", pa.string()),
         ("dst", pa.string()),
         ("size_bytes", pa.uint64()),
@@ -112,8 +113,68 @@ FLOW_SCHEMA = pa.schema(
         ("goodput_bps", pa.float64()),
         ("retransmissions", pa.uint64()),
         ("timeouts", pa.uint64()),
+        ("max_silence_s", pa.float64()),
     ]
 )
+
+TRANSFER_SCHEMA = pa.schema(
+    [
+        ("transfer_id", pa.uint32()),
+        ("flow_id", pa.uint32()),
+        ("group", pa.string()),
+        ("seq", pa.uint32()),
+        ("size_bytes", pa.uint64()),
+        ("start_s", pa.float64()),
+        ("end_s", pa.float64()),
+    ]
+)
+
+QUEUE_SCHEMA = pa.schema(
+    [
+        ("t_s", pa.float64()),
+        ("link", pa.string()),
+        ("queue_packets", pa.uint64()),
+        ("queue_bytes", pa.uint64()),
+        ("utilization", pa.float64()),
+    ]
+)
+
+FAIRNESS_SCHEMA = pa.schema(
+    [
+        ("start_s", pa.float64()),
+        ("end_s", pa.float64()),
+        ("jain_index", pa.float64()),
+        ("flows", pa.uint32()),
+        ("silent_flows", pa.uint32()),
+    ]
+)
+
+LATENCY_SCHEMA = pa.schema(
+    [
+        ("probe", pa.uint32()),
+        ("t_s", pa.float64()),
+        ("latency_s", pa.float64()),
+        ("flow_id", pa.uint32()),
+    ]
+)
+
+QUEUE_DELAY_SCHEMA = pa.schema(
+    [
+        ("link", pa.string()),
+        ("lower_s", pa.float64()),
+        ("upper_s", pa.float64()),
+        ("count", pa.uint64()),
+    ]
+)
+
+# Optional tables: name in the results dict -> schema (written as NAME.parquet when present).
+OPTIONAL_TABLES = {
+    "timeseries": None,  # filled in below
+    "queues": QUEUE_SCHEMA,
+    "fairness": FAIRNESS_SCHEMA,
+    "latency": LATENCY_SCHEMA,
+    "queue_delay": QUEUE_DELAY_SCHEMA,
+}
 
 LINK_SCHEMA = pa.schema(
     [
@@ -143,6 +204,12 @@ TIMESERIES_SCHEMA = pa.schema(
         ("state", pa.string()),
     ]
 )
+OPTIONAL_TABLES["timeseries"] = TIMESERIES_SCHEMA
+
+
+def pcap_file_name(link: str) -> str:
+    """A file name for a link's capture: `a->b` becomes `a_to_b.pcap`."""
+    return link.replace("->", "_to_") + ".pcap"
 
 
 def table(columns: dict, schema: pa.Schema | None = None) -> pa.Table:

@@ -14,8 +14,10 @@ from . import _core
 from .output import (
     FLOW_SCHEMA,
     LINK_SCHEMA,
-    TIMESERIES_SCHEMA,
+    OPTIONAL_TABLES,
+    TRANSFER_SCHEMA,
     AtomicDir,
+    pcap_file_name,
     table,
     write_json,
     write_table,
@@ -37,9 +39,9 @@ def scenario_hash(normalized_json: str) -> str:
     return hashlib.sha256(normalized_json.encode()).hexdigest()
 
 
-def build(text: str, seed: int | None = None) -> _core.Run:
+def build(text: str, seed: int | None = None, base_dir: Path | None = None) -> _core.Run:
     try:
-        return _core.Run(text, seed)
+        return _core.Run(text, seed, str(base_dir) if base_dir is not None else None)
     except ValueError as e:
         problems = e.args[0] if e.args and isinstance(e.args[0], list) else [str(e)]
         raise ScenarioInvalid(problems) from None
@@ -54,13 +56,21 @@ class RunResult:
     links: pa.Table
     timing: dict
     normalized: str
+    transfers: pa.Table | None = None
     extra_tables: dict = field(default_factory=dict)
+    pcaps: dict = field(default_factory=dict)
 
 
-def simulate(text: str, seed: int | None = None, progress: bool | None = None) -> RunResult:
-    """Run a scenario given as TOML text. ``progress``: None = show only on a terminal."""
+def simulate(
+    text: str,
+    seed: int | None = None,
+    progress: bool | None = None,
+    base_dir: Path | None = None,
+) -> RunResult:
+    """Run a scenario given as TOML text. ``progress``: None = show only on a terminal;
+    ``base_dir``: where relative file names in the scenario are found."""
     t0 = time.perf_counter()
-    run = build(text, seed)
+    run = build(text, seed, base_dir)
     setup = time.perf_counter() - t0
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
@@ -104,16 +114,16 @@ def simulate(text: str, seed: int | None = None, progress: bool | None = None) -
         "events_per_s": run.events / wall if wall > 0 else 0.0,
         "packet_hops_per_s": run.packet_hops / wall if wall > 0 else 0.0,
     }
-    extra = {}
-    if "timeseries" in res:
-        extra["timeseries"] = table(res["timeseries"], TIMESERIES_SCHEMA)
+    extra = {name: table(res[name], schema) for name, schema in OPTIONAL_TABLES.items() if name in res}
     return RunResult(
         summary=summary,
         flows=table(res["flows"], FLOW_SCHEMA),
         links=table(res["links"], LINK_SCHEMA),
         timing=timing,
         normalized=run.normalized,
+        transfers=table(res["transfers"], TRANSFER_SCHEMA),
         extra_tables=extra,
+        pcaps=dict(run.pcaps()),
     )
 
 
@@ -133,8 +143,15 @@ def write_files(result: RunResult, directory: Path, scenario_text: str) -> list[
     files = ["summary.json", "timing.json"]
     files += write_table(directory, "flows", result.flows)
     files += write_table(directory, "links", result.links)
+    if result.transfers is not None and result.transfers.num_rows:
+        files += write_table(directory, "transfers", result.transfers, csv=False)
     for name, t in result.extra_tables.items():
         files += write_table(directory, name, t, csv=False)
+    if result.pcaps:
+        (directory / "pcap").mkdir()
+        for link, data in sorted(result.pcaps.items()):
+            (directory / "pcap" / pcap_file_name(link)).write_bytes(data)
+        files.append("pcap/")
     (directory / "scenario.toml").write_text(scenario_text)
     (directory / "scenario.normalized.json").write_text(result.normalized + "\n")
     files += ["scenario.toml", "scenario.normalized.json"]

@@ -22,11 +22,19 @@ fn reject(errs: Vec<routerlab::scenario::ScenarioError>) -> PyErr {
 
 /// Check a scenario's text; returns the list of problems (empty when valid).
 #[pyfunction]
-fn check(text: &str) -> Vec<String> {
-    match Scenario::load(text) {
-        Ok(_) => Vec::new(),
-        Err(errs) => errs.iter().map(|e| e.to_string()).collect(),
-    }
+#[pyo3(signature = (text, base_dir=None))]
+fn check(text: &str, base_dir: Option<std::path::PathBuf>) -> Vec<String> {
+    let errs = match Scenario::parse(text) {
+        Ok(mut sc) => {
+            sc.base_dir = base_dir;
+            match sc.to_spec() {
+                Ok(_) => return Vec::new(),
+                Err(e) => e,
+            }
+        }
+        Err(e) => e,
+    };
+    errs.iter().map(|e| e.to_string()).collect()
 }
 
 /// A simulation being run.
@@ -41,10 +49,12 @@ struct Run {
 impl Run {
     /// Build a run from a scenario's text; `seed` overrides the file's.
     /// Raises ValueError with the list of problems if the scenario is invalid.
+    /// `base_dir`: where relative file names in the scenario (CSV flow lists) are found.
     #[new]
-    #[pyo3(signature = (text, seed=None))]
-    fn new(text: &str, seed: Option<u64>) -> PyResult<Run> {
+    #[pyo3(signature = (text, seed=None, base_dir=None))]
+    fn new(text: &str, seed: Option<u64>, base_dir: Option<std::path::PathBuf>) -> PyResult<Run> {
         let mut sc = Scenario::parse(text).map_err(reject)?;
+        sc.base_dir = base_dir;
         if let Some(s) = seed {
             sc.set_seed(s);
         }
@@ -96,13 +106,22 @@ impl Run {
         py.detach(|| sim.step(max_events))
     }
 
+    /// Packet captures: `[(link name, pcap bytes)]`.
+    fn pcaps<'py>(&self, py: Python<'py>) -> Vec<(String, Bound<'py, pyo3::types::PyBytes>)> {
+        self.sim
+            .pcaps()
+            .into_iter()
+            .map(|(name, bytes)| (name, pyo3::types::PyBytes::new(py, &bytes)))
+            .collect()
+    }
+
     /// Summary and tables of the run so far: `{"summary": {...}, "flows": {col: [...]}, "links": {...}}`.
     fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        results_dict(py, &self.sim.results())
+        results_dict(py, &self.sim.results(), &self.sim.network().port_names)
     }
 }
 
-fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict>> {
+fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult<Bound<'py, PyDict>> {
     // One Python list per column.
     macro_rules! columns {
         ($rows:expr, $($name:ident),+ $(,)?) => {{
@@ -123,11 +142,13 @@ fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict
     summary.set_item("flows_completed", s.flows_completed)?;
     summary.set_item("retransmissions", s.retransmissions)?;
     summary.set_item("timeouts", s.timeouts)?;
+    summary.set_item("jain_short_mean", s.jain_short_mean)?;
 
     let flows = columns!(
         r.flows,
         flow_id,
         group,
+        protocol,
         src,
         dst,
         size_bytes,
@@ -138,7 +159,9 @@ fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict
         goodput_bps,
         retransmissions,
         timeouts,
+        max_silence_s,
     );
+    let transfers = columns!(r.transfers, transfer_id, flow_id, group, seq, size_bytes, start_s, end_s);
     let links = columns!(
         r.links,
         link,
@@ -156,6 +179,42 @@ fn results_dict<'py>(py: Python<'py>, r: &Results) -> PyResult<Bound<'py, PyDict
     out.set_item("summary", summary)?;
     out.set_item("flows", flows)?;
     out.set_item("links", links)?;
+    out.set_item("transfers", transfers)?;
+    let port_name = |i: &u32| names[*i as usize].clone();
+    if let Some(q) = &r.queues {
+        let t = PyDict::new(py);
+        t.set_item("t_s", &q.t_s)?;
+        t.set_item("link", q.port.iter().map(port_name).collect::<Vec<_>>())?;
+        t.set_item("queue_packets", &q.packets)?;
+        t.set_item("queue_bytes", &q.bytes)?;
+        t.set_item("utilization", &q.utilization)?;
+        out.set_item("queues", t)?;
+    }
+    if let Some(f) = &r.fairness {
+        let t = PyDict::new(py);
+        t.set_item("start_s", &f.start_s)?;
+        t.set_item("end_s", &f.end_s)?;
+        t.set_item("jain_index", &f.jain)?;
+        t.set_item("flows", &f.flows)?;
+        t.set_item("silent_flows", &f.silent_flows)?;
+        out.set_item("fairness", t)?;
+    }
+    if let Some(l) = &r.latency {
+        let t = PyDict::new(py);
+        t.set_item("probe", &l.probe)?;
+        t.set_item("t_s", &l.t_s)?;
+        t.set_item("latency_s", &l.latency_s)?;
+        t.set_item("flow_id", &l.flow_id)?;
+        out.set_item("latency", t)?;
+    }
+    if let Some(q) = &r.queue_delay {
+        let t = PyDict::new(py);
+        t.set_item("link", q.iter().map(|x| x.0.clone()).collect::<Vec<_>>())?;
+        t.set_item("lower_s", q.iter().map(|x| x.1).collect::<Vec<_>>())?;
+        t.set_item("upper_s", q.iter().map(|x| x.2).collect::<Vec<_>>())?;
+        t.set_item("count", q.iter().map(|x| x.3).collect::<Vec<_>>())?;
+        out.set_item("queue_delay", t)?;
+    }
     if let Some(ts) = &r.timeseries {
         let t = PyDict::new(py);
         t.set_item("t_s", &ts.t_s)?;

@@ -14,6 +14,7 @@ Data flows one way: **scenario → topology + workload → engine → results**.
 | network | [`net`] | packets (header fields) in an arena; ports = queue + transmitter + pipe; routing |
 | queues | [`qdisc`] | `enqueue → Verdict`, `dequeue`; drops carry their cause |
 | transport | [`tcp`] | TCP as a sans-IO state machine; pluggable congestion control |
+| hosts | [`host`] | shims between endpoints and the NIC (endpoint-side mechanisms) |
 | workloads | [`workload`] | which flows exist and when they start |
 | scenario | [`scenario`] | TOML → checked [`sim::SimSpec`], errors with field paths |
 | simulation | [`sim`] | the world and its event loop; results |
@@ -46,6 +47,7 @@ assert!(results.summary.goodput_bps > 50e6);
 */
 
 pub mod engine;
+pub mod host;
 pub mod ids;
 pub mod net;
 pub mod qdisc;

@@ -14,7 +14,7 @@ mod queue;
 
 pub use queue::EventQueue;
 
-use crate::ids::{ConnId, EpId, PortId};
+use crate::ids::{ConnId, EpId, HostId, PortId};
 
 /// Something that is due at a given simulated time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +25,8 @@ pub enum Event {
     Arrive(PortId),
     /// An endpoint asked to be woken (retransmission, delayed ACK, pacing, …).
     EndpointTimer(EpId),
+    /// A host's shims asked to be woken (e.g. to release buffered packets).
+    HostTimer(HostId),
     /// A connection's application starts (opens the connection and has data to send).
     ConnStart(ConnId),
     /// An application-level action of a workload, by workload-defined index (next object,

@@ -6,7 +6,8 @@
 //!   by the sender and carried in the packet's metadata, so forwarding does no hashing of
 //!   headers on the hot path — only one integer mix.
 //!
-//! Per-packet policies (spraying) plug in here too; see `docs/extending.md`.
+//! Per-packet policies (spraying) plug in through [`NextHopPolicy`]: a node given one asks it
+//! for every packet that has more than one next hop (see `docs/extending.md`).
 
 use crate::ids::PortId;
 use crate::net::packet::Packet;
@@ -27,26 +28,47 @@ impl ForwardingPolicy {
     }
 }
 
+/// A per-packet choice among equal-cost next hops.
+pub trait NextHopPolicy: Send + Sync {
+    /// Pick one of `hops` (at least two) for `pkt`; `ports` gives every port's state (e.g. its
+    /// queue length), `rng` the node's own random stream.
+    fn choose(&mut self, hops: &[PortId], pkt: &Packet, ports: &[Port], rng: &mut SimRng) -> PortId;
+}
+
 /// A node's forwarding state: its policy, hash salt and random stream.
-#[derive(Clone, Debug)]
 pub struct Forwarder {
     pub policy: ForwardingPolicy,
     salt: u64,
-    #[allow(dead_code)]
     rng: SimRng,
+    custom: Option<Box<dyn NextHopPolicy>>,
+}
+
+impl std::fmt::Debug for Forwarder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let p = if self.custom.is_some() { "custom" } else { self.policy.name() };
+        write!(f, "Forwarder({p})")
+    }
 }
 
 impl Forwarder {
     pub fn new(policy: ForwardingPolicy, mut rng: SimRng) -> Forwarder {
         let salt = rng.next_u64();
-        Forwarder { policy, salt, rng }
+        Forwarder { policy, salt, rng, custom: None }
+    }
+
+    /// Replace the built-in policy with a custom one.
+    pub fn set_custom(&mut self, policy: Box<dyn NextHopPolicy>) {
+        self.custom = Some(policy);
     }
 
     /// Pick one of `hops` (non-empty) for `pkt`.
     #[inline]
-    pub fn choose(&mut self, hops: &[PortId], pkt: &Packet, _ports: &[Port]) -> PortId {
+    pub fn choose(&mut self, hops: &[PortId], pkt: &Packet, ports: &[Port]) -> PortId {
         if hops.len() == 1 {
             return hops[0];
+        }
+        if let Some(c) = &mut self.custom {
+            return c.choose(hops, pkt, ports, &mut self.rng);
         }
         match self.policy {
             ForwardingPolicy::Ecmp => {

@@ -10,7 +10,9 @@ table is a `Vec` and every iteration order is deterministic.
 */
 
 pub mod forwarding;
+pub mod fragment;
 pub mod packet;
+pub mod pcap;
 pub mod port;
 pub mod routing;
 
@@ -38,6 +40,8 @@ pub struct DirSpec {
     pub loss: f64,
     /// Per-packet link-layer overhead in bytes (0 = count the IP datagram only).
     pub framing_bytes: u32,
+    /// Largest IP datagram carried without fragmentation (1500: Ethernet).
+    pub mtu: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -125,7 +129,7 @@ impl Network {
         for l in &spec.links {
             for (from, to, d) in [(l.a, l.b, &l.a_to_b), (l.b, l.a, &l.b_to_a)] {
                 let id = PortId(ports.len() as u32);
-                let qdisc = d.queue.build(SimRng::new(seed, StreamId::Qdisc(id.0)));
+                let qdisc = d.queue.build(SimRng::new(seed, StreamId::Qdisc(id.0)), d.rate);
                 ports.push(Port::new(
                     id,
                     NodeId(from as u32),
@@ -133,6 +137,7 @@ impl Network {
                     d.rate,
                     d.delay,
                     d.framing_bytes,
+                    d.mtu,
                     d.loss,
                     qdisc,
                     SimRng::new(seed, StreamId::LinkLoss(id.0)),

@@ -208,6 +208,9 @@ pub struct PacketMeta {
     pub cut: bool,
     /// Not a TCP endpoint's packet (constant-bit-rate cross traffic): no endpoint to deliver to.
     pub unbound: bool,
+    /// Measurement: latency probe index + 1 (0: not sampled), and when it was stamped.
+    pub probe: u8,
+    pub probe_at: SimTime,
 }
 
 /// A packet in flight: headers and metadata.

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PacketId, PortId};
+use crate::net::fragment::fragment_to_mtu;
 use crate::net::packet::PacketPool;
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc, Verdict};
 use crate::rng::SimRng;
@@ -45,11 +46,17 @@ pub struct Port {
     pub rate: Rate,
     pub delay: SimTime,
     pub framing_bytes: u32,
+    /// Largest IP datagram the link carries; larger ones are fragmented at dequeue (or dropped
+    /// if DF is set).
+    pub mtu: u32,
     /// Independent random loss probability per packet (an impairment).
     pub loss: f64,
     pub up: bool,
     pub qdisc: AnyQdisc,
     tx: Option<PacketId>,
+    /// Packets already taken from the queue and waiting for the transmitter (the fragments of
+    /// a datagram, sent back to back).
+    ready: VecDeque<PacketId>,
     pipe: VecDeque<(SimTime, PacketId)>,
     /// Packets a dequeue-side stage dropped, drained by the caller.
     drops: Vec<(PacketId, DropCause)>,
@@ -66,6 +73,7 @@ impl Port {
         rate: Rate,
         delay: SimTime,
         framing_bytes: u32,
+        mtu: u32,
         loss: f64,
         qdisc: AnyQdisc,
         loss_rng: SimRng,
@@ -77,10 +85,12 @@ impl Port {
             rate,
             delay,
             framing_bytes,
+            mtu,
             loss,
             up: true,
             qdisc,
             tx: None,
+            ready: VecDeque::new(),
             pipe: VecDeque::new(),
             drops: Vec::new(),
             loss_rng,
@@ -144,11 +154,14 @@ impl Port {
             return;
         }
         self.account_queue(now);
-        match self.qdisc.enqueue(now, pkt, pool) {
+        match self.qdisc.enqueue(now, pkt, pool, &mut self.drops) {
             Verdict::Enqueued => {}
             Verdict::Dropped(p, cause) => dropped(p, cause, pool),
             Verdict::Cut(_, _) => {} // the cut packet is queued; the qdisc counted the cut
             Verdict::PushedOut(victim, cause) => dropped(victim, cause, pool),
+        }
+        for (p, cause) in self.drops.drain(..) {
+            dropped(p, cause, pool);
         }
         if self.tx.is_none() {
             self.start_tx(now, pool, events, dropped);
@@ -165,7 +178,20 @@ impl Port {
     ) {
         debug_assert!(self.tx.is_none());
         self.account_queue(now);
-        let next = self.qdisc.dequeue(now, pool, &mut self.drops);
+        let next = match self.ready.pop_front() {
+            Some(p) => Some(p),
+            None => loop {
+                let Some(p) = self.qdisc.dequeue(now, pool, &mut self.drops) else { break None };
+                if pool.get(p).ip_len() <= self.mtu {
+                    break Some(p);
+                }
+                // Dequeue-side transform: fragment to the link's MTU, fragments back to back.
+                if fragment_to_mtu(pool, p, self.mtu, &mut self.ready) {
+                    break self.ready.pop_front();
+                }
+                self.drops.push((p, DropCause::FragmentationNeeded));
+            },
+        };
         for (p, cause) in self.drops.drain(..) {
             dropped(p, cause, pool);
         }
@@ -178,7 +204,8 @@ impl Port {
         }
     }
 
-    /// The transmitter finished: put the packet on the wire and start the next one.
+    /// The transmitter finished: put the packet on the wire and start the next one. Returns the
+    /// packet that went on the wire (None if the link dropped it).
     #[inline]
     pub fn on_tx_done(
         &mut self,
@@ -186,24 +213,28 @@ impl Port {
         pool: &mut PacketPool,
         events: &mut EventQueue,
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
-    ) {
+    ) -> Option<PacketId> {
         let p = self.tx.take().expect("TxDone without a packet");
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += pool.get(p).ip_len() as u64;
-        if !self.up {
+        let sent = if !self.up {
             self.stats.link_down_drops += 1;
             dropped(p, DropCause::LinkDown, pool);
+            None
         } else if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
             self.stats.link_losses += 1;
             dropped(p, DropCause::LinkLoss, pool);
+            None
         } else {
             let at = now + self.delay;
             if self.pipe.is_empty() {
                 events.push(at, Event::Arrive(self.id));
             }
             self.pipe.push_back((at, p));
-        }
+            Some(p)
+        };
         self.start_tx(now, pool, events, dropped);
+        sent
     }
 
     /// The head of the pipe reached the far end: hand it over and schedule the next arrival.
@@ -224,6 +255,11 @@ impl Port {
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
     ) {
         self.up = false;
+        self.account_queue(now);
+        while let Some(p) = self.ready.pop_front() {
+            self.stats.link_down_drops += 1;
+            dropped(p, DropCause::LinkDown, pool);
+        }
         while let Some(p) = self.qdisc.dequeue(now, pool, &mut self.drops) {
             self.stats.link_down_drops += 1;
             dropped(p, DropCause::LinkDown, pool);

@@ -62,7 +62,13 @@ impl DropTail {
 }
 
 impl Qdisc for DropTail {
-    fn enqueue(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Verdict {
         let p = pool.get_mut(pkt);
         let len = p.ip_len() as u64;
         if self.exceeds(self.params.limit, len) {
@@ -126,9 +132,12 @@ mod tests {
         let a = pkt(&mut pool, 1500, Ecn::NotEct);
         let b = pkt(&mut pool, 1500, Ecn::NotEct);
         let c = pkt(&mut pool, 40, Ecn::NotEct);
-        assert_eq!(q.enqueue(SimTime(0), a, &mut pool), Verdict::Enqueued);
-        assert_eq!(q.enqueue(SimTime(0), b, &mut pool), Verdict::Enqueued);
-        assert_eq!(q.enqueue(SimTime(0), c, &mut pool), Verdict::Dropped(c, DropCause::Overflow));
+        assert_eq!(q.enqueue(SimTime(0), a, &mut pool, &mut Vec::new()), Verdict::Enqueued);
+        assert_eq!(q.enqueue(SimTime(0), b, &mut pool, &mut Vec::new()), Verdict::Enqueued);
+        assert_eq!(
+            q.enqueue(SimTime(0), c, &mut pool, &mut Vec::new()),
+            Verdict::Dropped(c, DropCause::Overflow)
+        );
         let mut drops = Vec::new();
         assert_eq!(q.dequeue(SimTime(1), &mut pool, &mut drops), Some(a));
         assert_eq!(q.len_bytes(), 1500);
@@ -144,10 +153,10 @@ mod tests {
         let b = pkt(&mut pool, 1460, Ecn::NotEct);
         let c = pkt(&mut pool, 41, Ecn::NotEct);
         let d = pkt(&mut pool, 40, Ecn::NotEct);
-        assert_eq!(q.enqueue(SimTime(0), a, &mut pool), Verdict::Enqueued);
-        assert_eq!(q.enqueue(SimTime(0), b, &mut pool), Verdict::Enqueued);
-        assert!(matches!(q.enqueue(SimTime(0), c, &mut pool), Verdict::Dropped(..)));
-        assert_eq!(q.enqueue(SimTime(0), d, &mut pool), Verdict::Enqueued);
+        assert_eq!(q.enqueue(SimTime(0), a, &mut pool, &mut Vec::new()), Verdict::Enqueued);
+        assert_eq!(q.enqueue(SimTime(0), b, &mut pool, &mut Vec::new()), Verdict::Enqueued);
+        assert!(matches!(q.enqueue(SimTime(0), c, &mut pool, &mut Vec::new()), Verdict::Dropped(..)));
+        assert_eq!(q.enqueue(SimTime(0), d, &mut pool, &mut Vec::new()), Verdict::Enqueued);
     }
 
     #[test]
@@ -158,9 +167,9 @@ mod tests {
         let first = pkt(&mut pool, 1500, Ecn::Ect0);
         let second = pkt(&mut pool, 1500, Ecn::Ect0);
         let legacy = pkt(&mut pool, 1500, Ecn::NotEct);
-        q.enqueue(SimTime(0), first, &mut pool);
-        q.enqueue(SimTime(0), second, &mut pool);
-        q.enqueue(SimTime(0), legacy, &mut pool);
+        q.enqueue(SimTime(0), first, &mut pool, &mut Vec::new());
+        q.enqueue(SimTime(0), second, &mut pool, &mut Vec::new());
+        q.enqueue(SimTime(0), legacy, &mut pool, &mut Vec::new());
         assert_eq!(pool.get(first).ip.ecn(), Ecn::Ect0, "queue was below K");
         assert_eq!(pool.get(second).ip.ecn(), Ecn::Ce, "queue at K");
         assert_eq!(pool.get(legacy).ip.ecn(), Ecn::NotEct, "not ECN-capable");

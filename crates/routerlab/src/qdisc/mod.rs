@@ -17,14 +17,22 @@ variables, and its counters ([`QdiscStats`]) apart, as Linux's `codel_params`/`c
 `codel_stats` do. Qdiscs get randomness only from the generator they were built with.
 */
 
+pub mod codel;
 mod droptail;
+mod fq_codel;
+mod red;
+mod sfq;
 
+pub use codel::CodelParams;
 pub use droptail::{DropTail, DropTailParams};
+pub use fq_codel::{FqCodel, FqCodelParams};
+pub use red::{Red, RedParams};
+pub use sfq::{Sfq, SfqParams};
 
 use crate::ids::PacketId;
 use crate::net::packet::PacketPool;
 use crate::rng::SimRng;
-use crate::units::SimTime;
+use crate::units::{Rate, SimTime};
 
 /// Why a packet was dropped (or cut). Counted per queue, and per cause in the results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -134,8 +142,15 @@ impl QdiscStats {
 
 /// The interface every queue discipline implements.
 pub trait Qdisc {
-    /// Offer an arriving packet.
-    fn enqueue(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict;
+    /// Offer an arriving packet. The verdict says what became of it; queued packets evicted
+    /// beyond the one a `PushedOut` names (FQ-CoDel's batch drops) go into `drops`.
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Verdict;
     /// Take the next packet to transmit; packets dropped on the way go into `drops`.
     fn dequeue(
         &mut self,
@@ -152,6 +167,9 @@ pub trait Qdisc {
 /// `docs/extending.md`).
 pub enum AnyQdisc {
     DropTail(DropTail),
+    Red(Red),
+    Sfq(Sfq),
+    FqCodel(FqCodel),
     Custom(Box<dyn Qdisc + Send + Sync>),
 }
 
@@ -159,6 +177,9 @@ macro_rules! dispatch {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             AnyQdisc::DropTail($q) => $e,
+            AnyQdisc::Red($q) => $e,
+            AnyQdisc::Sfq($q) => $e,
+            AnyQdisc::FqCodel($q) => $e,
             AnyQdisc::Custom($q) => $e,
         }
     };
@@ -166,8 +187,14 @@ macro_rules! dispatch {
 
 impl Qdisc for AnyQdisc {
     #[inline]
-    fn enqueue(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict {
-        dispatch!(self, q => q.enqueue(now, pkt, pool))
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Verdict {
+        dispatch!(self, q => q.enqueue(now, pkt, pool, drops))
     }
     #[inline]
     fn dequeue(
@@ -194,8 +221,20 @@ impl Qdisc for AnyQdisc {
 impl std::fmt::Debug for AnyQdisc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            AnyQdisc::DropTail(q) => q.fmt(f),
             AnyQdisc::Custom(_) => f.write_str("Custom(..)"),
+            q => f.write_str(q.kind()),
+        }
+    }
+}
+
+impl AnyQdisc {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AnyQdisc::DropTail(_) => "droptail",
+            AnyQdisc::Red(_) => "red",
+            AnyQdisc::Sfq(_) => "sfq",
+            AnyQdisc::FqCodel(_) => "fq_codel",
+            AnyQdisc::Custom(_) => "custom",
         }
     }
 }
@@ -204,19 +243,29 @@ impl std::fmt::Debug for AnyQdisc {
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueueSpec {
     DropTail(DropTailParams),
+    Red(RedParams),
+    Sfq(SfqParams),
+    FqCodel(FqCodelParams),
 }
 
 impl QueueSpec {
-    /// Build the qdisc; `rng` is the port's own stream (unused by deterministic qdiscs).
-    pub fn build(&self, _rng: SimRng) -> AnyQdisc {
+    /// Build the qdisc for a port of rate `rate`; `rng` is the port's own stream.
+    pub fn build(&self, rng: SimRng, rate: Rate) -> AnyQdisc {
         match self {
             QueueSpec::DropTail(p) => AnyQdisc::DropTail(DropTail::new(*p)),
+            // RED's idle decay counts "typical" 1500-byte packet times.
+            QueueSpec::Red(p) => AnyQdisc::Red(Red::new(*p, rng, rate.tx_time(1500))),
+            QueueSpec::Sfq(p) => AnyQdisc::Sfq(Sfq::new(*p, rng)),
+            QueueSpec::FqCodel(p) => AnyQdisc::FqCodel(FqCodel::new(*p, rng)),
         }
     }
 
     pub fn kind(&self) -> &'static str {
         match self {
             QueueSpec::DropTail(_) => "droptail",
+            QueueSpec::Red(_) => "red",
+            QueueSpec::Sfq(_) => "sfq",
+            QueueSpec::FqCodel(_) => "fq_codel",
         }
     }
 }

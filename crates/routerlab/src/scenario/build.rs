@@ -1,28 +1,38 @@
 //! From a parsed scenario to a [`SimSpec`]: resolve names, check what the schema cannot
-//! (cross-field and topological constraints), expand workloads into flows.
+//! (cross-field and topological constraints), expand workloads into flows and generators.
 //!
 //! Every problem is reported with its field path; all problems found are reported together.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
-use super::schema::{Cc, CubicCc, DctcpCc, Link, Queue, Topology, Transport, Workload};
-use super::values::{ByteSize, Duration, PositiveDuration};
+use super::schema::{
+    Cc, ConnectMode, CubicCc, DctcpCc, Link, LinkState, PermutationPattern, Queue, Topology, Transport,
+    Workload,
+};
+use super::values::{ByteSize, Duration, HostList, PositiveDuration, Threshold};
 use super::{Scenario, ScenarioError};
-use crate::ids::{HostId, NodeId};
-use crate::net::{DirSpec, Network, NodeKind};
-use crate::qdisc::{DropTailParams, QueueSpec};
+use crate::ids::{ConnId, HostId, NodeId, PortId};
+use crate::net::{DirSpec, Network, NodeKind, TopologySpec};
+use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
 use crate::rng::{SimRng, StreamId};
-use crate::sim::{OutputSpec, SimSpec};
+use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec};
 use crate::tcp::cc::{CcConfig, CubicParams, DctcpParams};
 use crate::tcp::{DelayedAck, RtoParams, TcpConfig};
-use crate::topology::{self, BuiltTopology, DumbbellParams};
+use crate::topology::{self, BuiltTopology, DumbbellParams, FatTreeParams, ParkingLotParams, StarParams};
 use crate::units::{SimTime, Size};
-use crate::workload::{StaticFlows, expand_static};
+use crate::workload::cbr::Cbr;
+use crate::workload::incast::{Connect, Incast};
+use crate::workload::onoff::OnOff;
+use crate::workload::web::Web;
+use crate::workload::{FlowSpec, Generator, StaticFlows, expand_static};
 
 /// Queue of a link whose `queue` is not given: DropTail, 1000 packets (Linux's default
 /// `txqueuelen`).
 pub const DEFAULT_QUEUE: QueueSpec =
     QueueSpec::DropTail(DropTailParams { limit: Size::Packets(1000), ecn_threshold: None });
+/// MTU of a link whose `mtu` is not given (Ethernet).
+pub const DEFAULT_MTU: u32 = 1500;
 
 impl Default for CubicCc {
     fn default() -> CubicCc {
@@ -156,39 +166,289 @@ impl Transport {
     }
 }
 
-fn dir(link: &Link) -> DirSpec {
-    DirSpec {
-        rate: link.rate.0,
-        delay: link.delay.0,
-        queue: link.queue.as_ref().map_or(DEFAULT_QUEUE, queue_spec),
-        loss: link.loss.map_or(0.0, |p| p.0),
-        framing_bytes: link.framing.unwrap_or(0),
+/// Collects problems with their paths.
+struct Problems(Vec<ScenarioError>);
+
+impl Problems {
+    fn at(&mut self, path: impl Into<String>, msg: impl Into<String>) {
+        self.0.push(ScenarioError::at(path, msg.into()));
     }
 }
 
-fn queue_spec(q: &Queue) -> QueueSpec {
+fn same_unit(a: Size, b: Size) -> bool {
+    matches!((a, b), (Size::Packets(_), Size::Packets(_)) | (Size::Bytes(_), Size::Bytes(_)))
+}
+
+fn amount(s: Size) -> u64 {
+    match s {
+        Size::Packets(n) | Size::Bytes(n) => n,
+    }
+}
+
+fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
     match q {
         Queue::DropTail(d) => QueueSpec::DropTail(DropTailParams {
             limit: d.limit.0,
             ecn_threshold: d.ecn_threshold.map(|t| t.0),
         }),
+        Queue::Red(r) => {
+            let mut red = RedParams::with_limit(r.limit.0);
+            if let Some(Threshold(t)) = r.min_th {
+                red.min_th = t;
+            }
+            if let Some(Threshold(t)) = r.max_th {
+                red.max_th = t;
+            } else if r.min_th.is_some() {
+                // Floyd's recommendation: max_th = 3·min_th.
+                red.max_th = match red.min_th {
+                    Size::Packets(n) => Size::Packets(3 * n),
+                    Size::Bytes(n) => Size::Bytes(3 * n),
+                };
+            }
+            if !same_unit(red.min_th, red.max_th) {
+                p.at(format!("{path}.max_th"), "must be in the same unit as min_th (packets or bytes)");
+            } else if amount(red.min_th) >= amount(red.max_th) {
+                p.at(
+                    format!("{path}.min_th"),
+                    format!("{} is not below max_th ({})", red.min_th, red.max_th),
+                );
+            }
+            if let Some(x) = r.max_p {
+                if !(x > 0.0 && x <= 1.0) {
+                    p.at(format!("{path}.max_p"), format!("{x} is not a probability in (0, 1]"));
+                }
+                red.max_p = x;
+            }
+            if let Some(x) = r.w_q {
+                if !(x > 0.0 && x <= 1.0) {
+                    p.at(format!("{path}.w_q"), format!("{x} is not a weight in (0, 1]"));
+                }
+                red.w_q = x;
+            }
+            red.gentle = r.gentle.unwrap_or(red.gentle);
+            red.ecn = r.ecn.unwrap_or(red.ecn);
+            QueueSpec::Red(red)
+        }
+        Queue::Sfq(s) => {
+            let d = SfqParams::default();
+            let sfq = SfqParams {
+                limit: s.limit.unwrap_or(d.limit),
+                depth: s.depth.unwrap_or(d.depth),
+                divisor: s.divisor.unwrap_or(d.divisor),
+                quantum: s.quantum.unwrap_or(d.quantum),
+                perturb: s.perturb.map(|x| x.0),
+            };
+            for (k, v) in [
+                ("limit", sfq.limit),
+                ("depth", sfq.depth),
+                ("divisor", sfq.divisor),
+                ("quantum", sfq.quantum),
+            ] {
+                if v == 0 {
+                    p.at(format!("{path}.{k}"), "must be at least 1");
+                }
+            }
+            QueueSpec::Sfq(sfq)
+        }
+        Queue::FqCodel(f) => {
+            let d = FqCodelParams::default();
+            let fq = FqCodelParams {
+                limit_packets: f.limit.map_or(d.limit_packets, |x| x as u64),
+                memory_limit_bytes: f.memory_limit.map_or(d.memory_limit_bytes, |x| x.0),
+                flows: f.flows.unwrap_or(d.flows),
+                quantum: f.quantum.unwrap_or(d.quantum),
+                codel: CodelParams {
+                    target: f.target.map_or(d.codel.target, |x| x.0),
+                    interval: f.interval.map_or(d.codel.interval, |x| x.0),
+                    mtu: d.codel.mtu,
+                    ecn: f.ecn.unwrap_or(d.codel.ecn),
+                },
+                drop_batch: f.drop_batch.unwrap_or(d.drop_batch),
+            };
+            for (k, v) in [
+                ("limit", fq.limit_packets),
+                ("flows", fq.flows as u64),
+                ("quantum", fq.quantum as u64),
+                ("drop_batch", fq.drop_batch as u64),
+            ] {
+                if v == 0 {
+                    p.at(format!("{path}.{k}"), "must be at least 1");
+                }
+            }
+            QueueSpec::FqCodel(fq)
+        }
     }
 }
 
-fn build_topology(t: &Topology, errs: &mut Vec<ScenarioError>) -> Option<BuiltTopology> {
-    match t {
+fn check_mtu(mtu: u32, path: &str, p: &mut Problems) {
+    if !(68..=65_535).contains(&mtu) {
+        p.at(format!("{path}.mtu"), format!("{mtu} is not a possible MTU (expected 68 to 65535 bytes)"));
+    }
+}
+
+fn dir(link: &Link, path: &str, p: &mut Problems) -> DirSpec {
+    let mtu = link.mtu.unwrap_or(DEFAULT_MTU);
+    check_mtu(mtu, path, p);
+    DirSpec {
+        rate: link.rate.0,
+        delay: link.delay.0,
+        queue: link.queue.as_ref().map_or(DEFAULT_QUEUE, |q| queue_spec(q, &format!("{path}.queue"), p)),
+        loss: link.loss.map_or(0.0, |x| x.0),
+        framing_bytes: link.framing.unwrap_or(0),
+        mtu,
+    }
+}
+
+fn positive(n: u32, path: &str, p: &mut Problems) -> bool {
+    if n == 0 {
+        p.at(path, "must be at least 1");
+    }
+    n > 0
+}
+
+fn build_topology(t: &Topology, p: &mut Problems) -> Option<BuiltTopology> {
+    let before = p.0.len();
+    let built = match t {
         Topology::Dumbbell(d) => {
-            if d.pairs == 0 {
-                errs.push(ScenarioError::at("topology.pairs", "must be at least 1".into()));
+            positive(d.pairs, "topology.pairs", p);
+            if let Some(sd) = &d.sender_delays
+                && sd.len() != d.pairs as usize
+            {
+                p.at("topology.sender_delays", format!("has {} entries for {} pairs", sd.len(), d.pairs));
+            }
+            topology::dumbbell(&DumbbellParams {
+                pairs: d.pairs as usize,
+                access: dir(&d.access, "topology.access", p),
+                bottleneck: dir(&d.bottleneck, "topology.bottleneck", p),
+                sender_delays: d.sender_delays.as_ref().map(|v| v.iter().map(|x| x.0).collect()),
+            })
+        }
+        Topology::Star(s) => {
+            positive(s.senders, "topology.senders", p);
+            positive(s.receivers, "topology.receivers", p);
+            topology::star(&StarParams {
+                senders: s.senders as usize,
+                receivers: s.receivers.max(1) as usize,
+                access: dir(&s.access, "topology.access", p),
+                bottleneck: dir(&s.bottleneck, "topology.bottleneck", p),
+            })
+        }
+        Topology::ParkingLot(pl) => {
+            if pl.routers < 2 {
+                p.at("topology.routers", format!("{}: a parking lot needs at least 2 routers", pl.routers));
+            }
+            let hops = pl.routers.saturating_sub(1);
+            let cross_hops: Vec<usize> = match &pl.cross_hops {
+                Some(h) => {
+                    for (i, &x) in h.iter().enumerate() {
+                        if x == 0 || x > hops {
+                            p.at(
+                                format!("topology.cross_hops[{i}]"),
+                                format!("{x} is not a hop (hops are 1 to {hops})"),
+                            );
+                        }
+                    }
+                    h.iter().map(|&x| x as usize).collect()
+                }
+                None => (1..=hops as usize).collect(),
+            };
+            if pl.routers < 2 || cross_hops.iter().any(|&h| h == 0 || h > hops as usize) {
                 return None;
             }
-            Some(topology::dumbbell(&DumbbellParams {
-                pairs: d.pairs as usize,
-                access: dir(&d.access),
-                bottleneck: dir(&d.bottleneck),
-            }))
+            topology::parking_lot(&ParkingLotParams {
+                routers: pl.routers as usize,
+                pairs: pl.pairs as usize,
+                cross: pl.cross as usize,
+                cross_hops,
+                link: dir(&pl.link, "topology.link", p),
+                access: dir(&pl.access, "topology.access", p),
+            })
+        }
+        Topology::FatTree(f) => {
+            if f.k < 2 || f.k % 2 == 1 {
+                p.at("topology.k", format!("{}: k must be even and at least 2", f.k));
+                return None;
+            }
+            let link = dir(&f.link, "topology.link", p);
+            let host_link = f.host_link.as_ref().map_or(link.clone(), |l| dir(l, "topology.host_link", p));
+            topology::fat_tree(&FatTreeParams { k: f.k as usize, link, host_link })
+        }
+        Topology::Explicit(e) => build_explicit(e, p)?,
+    };
+    (p.0.len() == before).then_some(built)
+}
+
+fn build_explicit(e: &super::schema::Explicit, p: &mut Problems) -> Option<BuiltTopology> {
+    let mut spec = TopologySpec::default();
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, n) in e.nodes.iter().enumerate() {
+        if n.name.is_empty() {
+            p.at(format!("topology.node[{i}].name"), "is empty");
+        }
+        if let Some(&j) = index.get(n.name.as_str()) {
+            p.at(
+                format!("topology.node[{i}].name"),
+                format!("\"{}\" is already the name of node[{j}]", n.name),
+            );
+            continue;
+        }
+        let kind = match n.kind {
+            super::schema::NodeKindName::Host => NodeKind::Host,
+            super::schema::NodeKindName::Switch => NodeKind::Switch,
+        };
+        index.insert(&n.name, spec.add_node(n.name.clone(), kind));
+    }
+    let mut degree = vec![0usize; spec.nodes.len()];
+    let mut seen = BTreeMap::new();
+    for (i, l) in e.links.iter().enumerate() {
+        let path = format!("topology.link[{i}]");
+        let ends: Vec<Option<usize>> = l
+            .between
+            .iter()
+            .enumerate()
+            .map(|(k, name)| {
+                let found = index.get(name.as_str()).copied();
+                if found.is_none() {
+                    p.at(format!("{path}.between[{k}]"), format!("no node is named \"{name}\""));
+                }
+                found
+            })
+            .collect();
+        let (Some(a), Some(b)) = (ends[0], ends[1]) else { continue };
+        if a == b {
+            p.at(format!("{path}.between"), format!("a link from \"{}\" to itself", l.between[0]));
+            continue;
+        }
+        if let Some(j) = seen.insert((a.min(b), a.max(b)), i) {
+            p.at(format!("{path}.between"), format!("link[{j}] already joins these nodes"));
+            continue;
+        }
+        let mtu = l.mtu.unwrap_or(DEFAULT_MTU);
+        check_mtu(mtu, &path, p);
+        let d = DirSpec {
+            rate: l.rate.0,
+            delay: l.delay.0,
+            queue: l.queue.as_ref().map_or(DEFAULT_QUEUE, |q| queue_spec(q, &format!("{path}.queue"), p)),
+            loss: l.loss.map_or(0.0, |x| x.0),
+            framing_bytes: l.framing.unwrap_or(0),
+            mtu,
+        };
+        degree[a] += 1;
+        degree[b] += 1;
+        spec.add_link(a, b, d.clone(), d);
+    }
+    for (i, n) in spec.nodes.iter().enumerate() {
+        if n.kind == NodeKind::Host && degree[i] != 1 {
+            let j = e.nodes.iter().position(|x| x.name == n.name).unwrap_or(i);
+            p.at(
+                format!("topology.node[{j}]"),
+                format!("host \"{}\" has {} links; a host has exactly one", n.name, degree[i]),
+            );
         }
     }
+    let pairs =
+        e.pairs.as_ref().map_or(Vec::new(), |v| v.iter().map(|[a, b]| (a.clone(), b.clone())).collect());
+    Some(BuiltTopology { spec, pairs })
 }
 
 /// A short description of the hosts, for error messages.
@@ -200,142 +460,535 @@ fn host_hint(names: &[&str]) -> String {
     }
 }
 
-pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
-    let mut errs = Vec::new();
-    let Some(topo) = build_topology(&sc.file.topology, &mut errs) else {
-        return Err(errs);
-    };
-    let net = Network::build(&topo.spec, 0);
-    let mut by_name: BTreeMap<&str, NodeId> = BTreeMap::new();
-    for (i, n) in topo.spec.nodes.iter().enumerate() {
-        by_name.insert(n.name.as_str(), NodeId(i as u32));
+/// Name resolution against the built topology.
+struct Names<'a> {
+    net: &'a Network,
+    by_name: BTreeMap<&'a str, NodeId>,
+    host_names: Vec<&'a str>,
+    pairs: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Names<'a> {
+    fn node(&self, name: &str, path: &str, p: &mut Problems) -> Option<NodeId> {
+        let n = self.by_name.get(name).copied();
+        if n.is_none() {
+            p.at(path, format!("no node is named \"{name}\""));
+        }
+        n
     }
-    let host_names: Vec<&str> = topo.spec.hosts().map(|(_, n)| n.name.as_str()).collect();
-    let host_of = |name: &str| -> Result<HostId, String> {
-        match by_name.get(name) {
-            None => Err(format!("unknown host \"{name}\" ({})", host_hint(&host_names))),
-            Some(&n) => net.nodes[n.idx()].host.ok_or_else(|| format!("\"{name}\" is a switch, not a host")),
+
+    fn host(&self, name: &str, path: &str, p: &mut Problems) -> Option<HostId> {
+        match self.by_name.get(name) {
+            None => {
+                p.at(path, format!("unknown host \"{name}\" ({})", host_hint(&self.host_names)));
+                None
+            }
+            Some(&n) => {
+                let h = self.net.nodes[n.idx()].host;
+                if h.is_none() {
+                    p.at(path, format!("\"{name}\" is a switch, not a host"));
+                }
+                h
+            }
+        }
+    }
+
+    /// Resolve a host list (`key` at `path`), or the default pairs' side when absent.
+    fn hosts(
+        &self,
+        list: &Option<HostList>,
+        path: &str,
+        key: &str,
+        side: usize,
+        p: &mut Problems,
+    ) -> Vec<HostId> {
+        match list {
+            Some(l) => l
+                .0
+                .iter()
+                .enumerate()
+                .filter_map(|(k, n)| {
+                    let at =
+                        if l.0.len() > 1 { format!("{path}.{key}[{k}]") } else { format!("{path}.{key}") };
+                    self.host(n, &at, p)
+                })
+                .collect(),
+            None => {
+                if self.pairs.is_empty() {
+                    p.at(
+                        format!("{path}.{key}"),
+                        "missing (this topology has no default pairs: name the hosts)",
+                    );
+                }
+                self.pairs
+                    .iter()
+                    .filter_map(|pr| self.host(if side == 0 { pr.0 } else { pr.1 }, path, p))
+                    .collect()
+            }
+        }
+    }
+
+    fn all_hosts(&self) -> Vec<HostId> {
+        (0..self.net.hosts.len() as u32).map(HostId).collect()
+    }
+
+    /// Check that data can flow from `s` to `d`.
+    fn reachable(&self, s: HostId, d: HostId, path: &str, p: &mut Problems) -> bool {
+        if s == d {
+            p.at(path, format!("a flow from {} to itself", self.net.host_name(s)));
+            return false;
+        }
+        let ok = self.net.routes.distance(self.net.hosts[s.idx()], d).is_some();
+        if !ok {
+            p.at(
+                path,
+                format!(
+                    "no path from {} to {} (the topology is disconnected)",
+                    self.net.host_name(s),
+                    self.net.host_name(d)
+                ),
+            );
+        }
+        ok
+    }
+
+    fn link(&self, name: &str, path: &str, p: &mut Problems) -> Option<PortId> {
+        let i = self.net.port_names.iter().position(|n| n == name);
+        if i.is_none() {
+            let example = self.net.port_names.first().map_or(String::new(), |n| format!(", e.g. \"{n}\""));
+            p.at(path, format!("no link is named \"{name}\" (links are named \"from->to\"{example})"));
+        }
+        i.map(|i| PortId(i as u32))
+    }
+}
+
+/// Draw a random permutation without fixed points (a derangement), by rejection.
+fn derangement(n: usize, rng: &mut SimRng) -> Vec<usize> {
+    loop {
+        let mut v: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            v.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        if v.iter().enumerate().all(|(i, &x)| i != x) {
+            return v;
+        }
+    }
+}
+
+/// Read a flow list: header `src,dst,start_s,size_bytes`, empty size for bulk flows.
+fn read_csv(
+    file: &str,
+    base: Option<&Path>,
+    path: &str,
+    names: &Names,
+    p: &mut Problems,
+) -> Vec<(HostId, HostId, SimTime, Option<u64>)> {
+    let full = match base {
+        Some(b) if Path::new(file).is_relative() => b.join(file),
+        _ => Path::new(file).to_path_buf(),
+    };
+    let text = match std::fs::read_to_string(&full) {
+        Ok(t) => t,
+        Err(e) => {
+            p.at(format!("{path}.file"), format!("cannot read \"{}\": {e}", full.display()));
+            return Vec::new();
         }
     };
-    let default_pairs: Vec<(&str, &str)> = topo.pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+    let header: Vec<&str> = lines.next().map_or(vec![], |(_, l)| l.split(',').map(str::trim).collect());
+    if header != ["src", "dst", "start_s", "size_bytes"] {
+        p.at(
+            format!("{path}.file"),
+            format!("{}: the header must be src,dst,start_s,size_bytes", full.display()),
+        );
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (i, line) in lines {
+        let at = format!("{path}.file");
+        let cols: Vec<&str> = line.split(',').map(str::trim).collect();
+        let loc = format!("{} line {}", full.display(), i + 1);
+        if cols.len() != 4 {
+            p.at(&at, format!("{loc}: expected 4 columns, found {}", cols.len()));
+            continue;
+        }
+        let mut sub = Problems(Vec::new());
+        let (s, d) = (names.host(cols[0], "", &mut sub), names.host(cols[1], "", &mut sub));
+        for e in sub.0 {
+            p.at(&at, format!("{loc}: {}", e.message));
+        }
+        let start = cols[2].parse::<f64>().ok().filter(|x| *x >= 0.0 && x.is_finite());
+        if start.is_none() {
+            p.at(&at, format!("{loc}: start_s \"{}\" is not a time in seconds", cols[2]));
+        }
+        let size = if cols[3].is_empty() {
+            Some(None)
+        } else {
+            cols[3].parse::<u64>().ok().filter(|&x| x > 0).map(Some)
+        };
+        if size.is_none() {
+            p.at(&at, format!("{loc}: size_bytes \"{}\" is not a positive number of bytes", cols[3]));
+        }
+        if let (Some(s), Some(d), Some(t), Some(sz)) = (s, d, start, size)
+            && names.reachable(s, d, &format!("{at} ({loc})"), p)
+        {
+            out.push((s, d, SimTime((t * 1e12).round() as u64), sz));
+        }
+    }
+    out
+}
 
-    let mut flows = Vec::new();
+pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
+    let mut p = Problems(Vec::new());
+    let Some(topo) = build_topology(&sc.file.topology, &mut p) else { return Err(p.0) };
+    let net = Network::build(&topo.spec, 0);
+    let names = Names {
+        net: &net,
+        by_name: topo
+            .spec
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.name.as_str(), NodeId(i as u32)))
+            .collect(),
+        host_names: topo.spec.hosts().map(|(_, n)| n.name.as_str()).collect(),
+        pairs: topo.pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect(),
+    };
+    for (i, (a, b)) in names.pairs.iter().enumerate() {
+        names.host(a, &format!("topology.pairs[{i}][0]"), &mut p);
+        names.host(b, &format!("topology.pairs[{i}][1]"), &mut p);
+    }
+
+    let mut flows: Vec<FlowSpec> = Vec::new();
+    let mut generators = Vec::new();
     let mut groups: Vec<String> = Vec::new();
     for (i, w) in sc.file.workloads.iter().enumerate() {
         let path = format!("workload[{i}]");
-        let (kind, name, n_flows, src, dst, start, jitter, size) = match w {
-            Workload::Bulk(b) => ("bulk", &b.name, b.flows, &b.src, &b.dst, b.start.0, b.jitter.0, None),
-            Workload::Fixed(f) => {
-                ("fixed", &f.name, f.flows, &f.src, &f.dst, f.start.0, f.jitter.0, Some(f.size.0))
-            }
-        };
-        let group = name.clone().unwrap_or_else(|| format!("{kind}-{i}"));
+        let group = w.name().cloned().unwrap_or_else(|| format!("{}-{i}", w.kind()));
         if let Some(j) = groups.iter().position(|g| *g == group) {
-            errs.push(ScenarioError::at(
-                format!("{path}.name"),
-                format!("\"{group}\" is already the name of workload[{j}]"),
-            ));
+            p.at(format!("{path}.name"), format!("\"{group}\" is already the name of workload[{j}]"));
         }
         groups.push(group);
-        if n_flows == Some(0) {
-            errs.push(ScenarioError::at(format!("{path}.flows"), "must be at least 1".into()));
-            continue;
-        }
-        // Resolve the source and destination lists (defaulting to the topology's pairs).
-        let resolve = |list: &Option<super::values::HostList>,
-                       key: &str,
-                       side: usize,
-                       errs: &mut Vec<ScenarioError>| {
-            let names: Vec<&str> = match list {
-                Some(l) => l.0.iter().map(String::as_str).collect(),
-                None => default_pairs.iter().map(|p| if side == 0 { p.0 } else { p.1 }).collect(),
+        let g = i as u32;
+        let tcp = sc.workload_transports[i].tcp_config();
+        let mut rng = SimRng::new(sc.seed(), StreamId::Workload(g));
+        let before = p.0.len();
+        // (src, dst) pairs from src/dst lists, checked for reachability.
+        let pairs_of =
+            |src: &Option<HostList>, dst: &Option<HostList>, p: &mut Problems| -> Vec<(HostId, HostId)> {
+                let s = names.hosts(src, &path, "src", 0, p);
+                let d = names.hosts(dst, &path, "dst", 1, p);
+                if s.is_empty() || d.is_empty() {
+                    return Vec::new();
+                }
+                (0..s.len().max(d.len()))
+                    .map(|k| (s[k % s.len()], d[k % d.len()]))
+                    .filter(|&(a, b)| names.reachable(a, b, &path, p))
+                    .collect()
             };
-            let mut ids = Vec::new();
-            for (k, n) in names.iter().enumerate() {
-                match host_of(n) {
-                    Ok(h) => ids.push(h),
-                    Err(m) => {
-                        let p = if list.as_ref().is_some_and(|l| l.0.len() > 1) {
-                            format!("{path}.{key}[{k}]")
-                        } else {
-                            format!("{path}.{key}")
-                        };
-                        errs.push(ScenarioError::at(p, m));
-                    }
+        match w {
+            Workload::Bulk(b) => {
+                if b.flows.is_some_and(|n| !positive(n, &format!("{path}.flows"), &mut p)) {
+                    continue;
+                }
+                let pairs = pairs_of(&b.src, &b.dst, &mut p);
+                if p.0.len() == before {
+                    let spec = StaticFlows {
+                        flows: b.flows.unwrap_or(pairs.len() as u32),
+                        pairs,
+                        start: b.start.0,
+                        jitter: b.jitter.0,
+                        size: None,
+                        tcp,
+                        group: g,
+                    };
+                    flows.extend(expand_static(&spec, &mut rng));
                 }
             }
-            ids
-        };
-        let srcs = resolve(src, "src", 0, &mut errs);
-        let dsts = resolve(dst, "dst", 1, &mut errs);
-        if srcs.is_empty() || dsts.is_empty() {
-            continue;
-        }
-        let pairs: Vec<(HostId, HostId)> =
-            (0..srcs.len().max(dsts.len())).map(|k| (srcs[k % srcs.len()], dsts[k % dsts.len()])).collect();
-        let mut ok = true;
-        for &(s, d) in &pairs {
-            let (sn, dn) = (net.hosts[s.idx()], net.hosts[d.idx()]);
-            if s == d {
-                errs.push(ScenarioError::at(
-                    path.clone(),
-                    format!("a flow from {} to itself", net.host_name(s)),
+            Workload::Fixed(f) => {
+                if f.flows.is_some_and(|n| !positive(n, &format!("{path}.flows"), &mut p)) {
+                    continue;
+                }
+                let pairs = pairs_of(&f.src, &f.dst, &mut p);
+                if p.0.len() == before {
+                    let spec = StaticFlows {
+                        flows: f.flows.unwrap_or(pairs.len() as u32),
+                        pairs,
+                        start: f.start.0,
+                        jitter: f.jitter.0,
+                        size: Some(f.size.0),
+                        tcp,
+                        group: g,
+                    };
+                    flows.extend(expand_static(&spec, &mut rng));
+                }
+            }
+            Workload::OnOff(o) => {
+                let pairs = pairs_of(&o.src, &o.dst, &mut p);
+                if o.clients.is_some_and(|n| !positive(n, &format!("{path}.clients"), &mut p))
+                    || pairs.is_empty()
+                {
+                    continue;
+                }
+                let n = o.clients.map_or(pairs.len(), |n| n as usize);
+                let clients = (0..n).map(|k| pairs[k % pairs.len()]).collect();
+                generators.push((
+                    g,
+                    Generator::OnOff(OnOff::new(
+                        clients,
+                        o.size.dist.clone(),
+                        o.off.dist.clone(),
+                        o.start.0,
+                        o.stop.map(|s| s.0),
+                        tcp,
+                        g,
+                    )),
                 ));
-                ok = false;
-            } else if net.routes.distance(sn, d).is_none() {
-                errs.push(ScenarioError::at(
-                    path.clone(),
-                    format!(
-                        "no path from {} to {} (the topology is disconnected)",
-                        net.host_name(s),
-                        net.nodes[dn.idx()].name
-                    ),
+            }
+            Workload::Incast(ic) => {
+                let senders = names.hosts(&ic.senders, &path, "senders", 0, &mut p);
+                let receiver = match &ic.receiver {
+                    Some(r) => names.host(r, &format!("{path}.receiver"), &mut p),
+                    None => names
+                        .pairs
+                        .first()
+                        .and_then(|pr| names.host(pr.1, &format!("{path}.receiver"), &mut p)),
+                };
+                positive(ic.rounds, &format!("{path}.rounds"), &mut p);
+                let Some(receiver) = receiver else { continue };
+                let senders: Vec<HostId> = senders.into_iter().filter(|&s| s != receiver).collect();
+                for &s in &senders {
+                    names.reachable(s, receiver, &path, &mut p);
+                }
+                if senders.is_empty() {
+                    p.at(format!("{path}.senders"), "no sender other than the receiver");
+                }
+                let connect = match ic.connect {
+                    ConnectMode::First => Connect::First,
+                    ConnectMode::Burst => Connect::WithBurst,
+                };
+                generators.push((
+                    g,
+                    Generator::Incast(Incast::new(
+                        senders, receiver, ic.block.0, ic.rounds, ic.start.0, ic.gap.0, connect, tcp, g,
+                    )),
                 ));
-                ok = false;
+            }
+            Workload::Permutation(pm) => {
+                let hosts = match &pm.hosts {
+                    Some(_) => names.hosts(&pm.hosts, &path, "hosts", 0, &mut p),
+                    None => names.all_hosts(),
+                };
+                let n = hosts.len();
+                if n < 2 {
+                    p.at(format!("{path}.hosts"), "a permutation needs at least 2 hosts");
+                    continue;
+                }
+                let pairs: Vec<(HostId, HostId)> = match pm.pattern {
+                    PermutationPattern::Random => derangement(n, &mut rng)
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &j)| (hosts[i], hosts[j]))
+                        .collect(),
+                    PermutationPattern::Pairs => {
+                        let mut order: Vec<usize> = (0..n).collect();
+                        for i in (1..n).rev() {
+                            order.swap(i, rng.below(i as u64 + 1) as usize);
+                        }
+                        order.chunks_exact(2).map(|c| (hosts[c[0]], hosts[c[1]])).collect()
+                    }
+                    PermutationPattern::Stride => {
+                        let s = pm.stride.unwrap_or(1) as usize;
+                        if s.is_multiple_of(n) {
+                            p.at(
+                                format!("{path}.stride"),
+                                format!("{s} maps every host onto itself ({n} hosts)"),
+                            );
+                            continue;
+                        }
+                        (0..n).map(|i| (hosts[i], hosts[(i + s) % n])).collect()
+                    }
+                };
+                if pm.stride.is_some() && pm.pattern != PermutationPattern::Stride {
+                    p.at(format!("{path}.stride"), "only applies to pattern = \"stride\"");
+                }
+                for &(a, b) in &pairs {
+                    names.reachable(a, b, &path, &mut p);
+                }
+                let spec = StaticFlows {
+                    flows: pairs.len() as u32,
+                    pairs,
+                    start: pm.start.0,
+                    jitter: pm.jitter.0,
+                    size: pm.size.map(|s| s.0),
+                    tcp,
+                    group: g,
+                };
+                flows.extend(expand_static(&spec, &mut rng));
+            }
+            Workload::Web(wb) => {
+                let clients = names.hosts(&Some(wb.clients.clone()), &path, "clients", 0, &mut p);
+                let servers = names.hosts(&Some(wb.servers.clone()), &path, "servers", 0, &mut p);
+                positive(wb.parallel, &format!("{path}.parallel"), &mut p);
+                for &s in &servers {
+                    for &c in &clients {
+                        names.reachable(s, c, &path, &mut p);
+                    }
+                }
+                if p.0.len() == before {
+                    generators.push((
+                        g,
+                        Generator::Web(Web::new(
+                            clients,
+                            servers,
+                            wb.objects.dist.clone(),
+                            wb.size.dist.clone(),
+                            wb.think.dist.clone(),
+                            wb.parallel,
+                            wb.start.0,
+                            wb.jitter.0,
+                            tcp,
+                            g,
+                        )),
+                    ));
+                }
+            }
+            Workload::Csv(c) => {
+                for (s, d, start, size) in read_csv(&c.file, sc.base_dir.as_deref(), &path, &names, &mut p) {
+                    flows.push(FlowSpec::new(s, d, start, size, tcp, g));
+                }
+            }
+            Workload::Cbr(c) => {
+                let s = names.host(&c.src, &format!("{path}.src"), &mut p);
+                let d = names.host(&c.dst, &format!("{path}.dst"), &mut p);
+                if c.packet_size.0 < 28 || c.packet_size.0 > 65_535 {
+                    p.at(
+                        format!("{path}.packet_size"),
+                        format!("{} B is not a possible UDP datagram (28 to 65535 B)", c.packet_size.0),
+                    );
+                }
+                if let (Some(s), Some(d)) = (s, d)
+                    && names.reachable(s, d, &path, &mut p)
+                {
+                    generators.push((
+                        g,
+                        Generator::Cbr(Cbr::new(
+                            s,
+                            d,
+                            c.rate.0,
+                            c.packet_size.0 as u32,
+                            c.start.0,
+                            c.stop.map(|x| x.0),
+                            g,
+                        )),
+                    ));
+                }
             }
         }
-        if !ok {
-            continue;
-        }
-        // Default: one flow per (src, dst) pair.
-        let n_flows = n_flows.unwrap_or(pairs.len() as u32);
-        let tcp = sc.workload_transports[i].tcp_config();
-        let spec = StaticFlows { flows: n_flows, pairs, start, jitter, size, tcp, group: i as u32 };
-        let mut rng = SimRng::new(sc.seed(), StreamId::Workload(i as u32));
-        flows.extend(expand_static(&spec, &mut rng));
     }
+
+    let mut link_changes = Vec::new();
+    for (i, ev) in sc.file.link_events.iter().enumerate() {
+        let path = format!("link_event[{i}]");
+        let a = names.node(&ev.between[0], &format!("{path}.between[0]"), &mut p);
+        let b = names.node(&ev.between[1], &format!("{path}.between[1]"), &mut p);
+        if let (Some(a), Some(b)) = (a, b) {
+            if net.port_between(a, b).is_none() {
+                p.at(
+                    format!("{path}.between"),
+                    format!("there is no link between \"{}\" and \"{}\"", ev.between[0], ev.between[1]),
+                );
+            }
+            link_changes.push(LinkChange { at: ev.at.0, a, b, up: ev.state == LinkState::Up });
+        }
+    }
+
     let out = &sc.file.output;
     if let Some(ids) = &out.timeseries_flows {
         for (k, &id) in ids.iter().enumerate() {
             if id as usize >= flows.len() {
-                errs.push(ScenarioError::at(
+                p.at(
                     format!("output.timeseries_flows[{k}]"),
-                    format!("there is no flow {id} (flow ids are 0 to {})", flows.len().saturating_sub(1)),
-                ));
+                    format!(
+                        "there is no flow {id} (flows known before the run are 0 to {})",
+                        flows.len().saturating_sub(1)
+                    ),
+                );
             }
         }
         if out.timeseries.is_none() {
-            errs.push(ScenarioError::at(
-                "output.timeseries_flows",
-                "has no effect without output.timeseries".into(),
-            ));
+            p.at("output.timeseries_flows", "has no effect without output.timeseries");
         }
     }
+    let links = |list: &[String], key: &str, p: &mut Problems| -> Vec<PortId> {
+        list.iter().enumerate().filter_map(|(k, n)| names.link(n, &format!("output.{key}[{k}]"), p)).collect()
+    };
+    let queue_ports = match &out.queue_links {
+        Some(l) => links(l, "queue_links", &mut p),
+        None => net
+            .ports
+            .iter()
+            .filter(|pt| net.nodes[pt.from.idx()].kind == NodeKind::Switch)
+            .map(|pt| pt.id)
+            .collect(),
+    };
+    if out.queue_links.is_some() && out.queues.is_none() {
+        p.at("output.queue_links", "has no effect without output.queues");
+    }
+    let mut latency = Vec::new();
+    for (k, l) in out.latency.iter().enumerate() {
+        let path = format!("output.latency[{k}]");
+        let from = names.node(&l.from, &format!("{path}.from"), &mut p);
+        let to = names.node(&l.to, &format!("{path}.to"), &mut p);
+        if let Some(f) = l.flow
+            && f as usize >= flows.len()
+        {
+            p.at(format!("{path}.flow"), format!("there is no flow {f} known before the run"));
+        }
+        if let (Some(from), Some(to)) = (from, to) {
+            if from == to {
+                p.at(format!("{path}.to"), "is the same node as from");
+            }
+            latency.push(LatencyProbeSpec {
+                from,
+                to,
+                flow: l.flow.map(ConnId),
+                probability: l.probability.0,
+                max_samples: l.max_samples,
+                data_only: l.data_only,
+            });
+        }
+    }
+    if latency.len() > 250 {
+        p.at("output.latency", "at most 250 probes");
+    }
+    let measure = MeasureSpec {
+        queues: out.queues.map(|i| (i.0, queue_ports)),
+        fairness_slice: out.fairness_slice.map(|s| s.0),
+        latency,
+        queue_delay: links(&out.queue_delay, "queue_delay", &mut p),
+        pcap: links(&out.pcap, "pcap", &mut p),
+        pcap_snaplen: out.pcap_snaplen.max(20),
+        pcap_max_packets: out.pcap_max_packets as usize,
+    };
     let output = OutputSpec {
         timeseries: out.timeseries.map(|d| d.0),
         timeseries_flows: out.timeseries_flows.clone(),
+        measure,
     };
-    debug_assert!(topo.spec.nodes.iter().any(|n| n.kind == NodeKind::Host));
-    if errs.is_empty() {
+    if p.0.is_empty() {
         Ok(SimSpec {
             duration: sc.file.run.duration.0,
             seed: sc.seed(),
             topology: topo.spec,
             flows,
+            generators,
             groups,
+            link_changes,
+            reassembly_timeout: sc.file.hosts.reassembly_timeout.0,
             output,
         })
     } else {
-        Err(errs)
+        Err(p.0)
     }
 }

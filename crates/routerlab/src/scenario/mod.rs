@@ -19,12 +19,13 @@ mod paths;
 pub mod schema;
 pub mod values;
 
-pub use build::DEFAULT_QUEUE;
+pub use build::{DEFAULT_MTU, DEFAULT_QUEUE};
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 use crate::sim::SimSpec;
-use schema::{ScenarioFile, Transport, Workload};
+use schema::{ScenarioFile, Transport};
 
 /// A problem with a scenario, at a field path (empty for file-level problems).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,6 +60,8 @@ pub struct Scenario {
     pub transport: Transport,
     /// Per workload: the base transport with that workload's overrides applied.
     pub workload_transports: Vec<Transport>,
+    /// Directory that relative file names (CSV flow lists) are resolved against.
+    pub base_dir: Option<PathBuf>,
 }
 
 impl Scenario {
@@ -78,11 +81,7 @@ impl Scenario {
         transport.check("transport", &mut errs);
         let mut workload_transports = Vec::new();
         for (i, w) in file.workloads.iter().enumerate() {
-            let over = match w {
-                Workload::Bulk(b) => &b.transport,
-                Workload::Fixed(f) => &f.transport,
-            };
-            let t = match over {
+            let t = match w.transport() {
                 None => transport.clone(),
                 Some(o) => {
                     let mut merged = base_table.clone();
@@ -102,12 +101,27 @@ impl Scenario {
             };
             workload_transports.push(t);
         }
-        if errs.is_empty() { Ok(Scenario { file, transport, workload_transports }) } else { Err(errs) }
+        if errs.is_empty() {
+            Ok(Scenario { file, transport, workload_transports, base_dir: None })
+        } else {
+            Err(errs)
+        }
     }
 
     /// Parse, check and build: the whole of `routerlab validate`.
     pub fn load(src: &str) -> Result<(Scenario, SimSpec), Vec<ScenarioError>> {
         let sc = Scenario::parse(src)?;
+        let spec = sc.to_spec()?;
+        Ok((sc, spec))
+    }
+
+    /// Read, parse, check and build a scenario file; relative paths inside it are resolved
+    /// against its directory.
+    pub fn load_file(path: &Path) -> Result<(Scenario, SimSpec), Vec<ScenarioError>> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| vec![ScenarioError::at("", format!("cannot read {}: {e}", path.display()))])?;
+        let mut sc = Scenario::parse(&text)?;
+        sc.base_dir = path.parent().map(Path::to_path_buf);
         let spec = sc.to_spec()?;
         Ok((sc, spec))
     }
@@ -145,6 +159,8 @@ impl Scenario {
             "topology": self.file.topology,
             "transport": self.transport,
             "workload": workloads,
+            "hosts": self.file.hosts,
+            "link_event": self.file.link_events,
             "output": self.file.output,
         });
         serde_json::to_string(&doc).expect("scenario serializes")

@@ -5,11 +5,29 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::paths::{from_value, tagged};
 use super::values::{
-    ByteSize, Duration, HostList, Limit, PositiveDuration, Probability, RateValue, Threshold,
+    ByteSize, CountUnit, DistValue, Duration, HostList, Limit, PositiveDuration, Probability, RateValue,
+    SizeUnit, Threshold, TimeUnit,
 };
 
 fn default_seed() -> u64 {
     1
+}
+fn one() -> u32 {
+    1
+}
+
+/// Implements `Deserialize` for a `kind`-tagged enum through [`tagged`], keeping field paths.
+macro_rules! tagged_enum {
+    ($ty:ident, $what:literal, { $($kind:literal => $variant:ident),+ $(,)? }) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                tagged(d, $what, &[$($kind),+], |kind, v| match kind {
+                    $($kind => from_value(v).map($ty::$variant),)+
+                    _ => unreachable!(),
+                })
+            }
+        }
+    };
 }
 
 #[derive(Deserialize, Debug, Clone)]
@@ -17,7 +35,11 @@ fn default_seed() -> u64 {
 pub struct ScenarioFile {
     pub run: Run,
     pub topology: Topology,
-    /// Kept raw so that workloads can override single keys; see `build::transport`.
+    #[serde(default)]
+    pub hosts: Hosts,
+    #[serde(default, rename = "link_event")]
+    pub link_events: Vec<LinkEvent>,
+    /// Kept raw so that workloads can override single keys; see `Scenario::parse`.
     #[serde(default)]
     pub transport: Option<toml::Table>,
     #[serde(default, rename = "workload")]
@@ -35,20 +57,21 @@ pub struct Run {
     pub seed: u64,
 }
 
+// ------------------------------------------------------------------------------ topology
+
 #[derive(Serialize, Debug, Clone, PartialEq)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Topology {
     Dumbbell(Dumbbell),
+    Star(Star),
+    ParkingLot(ParkingLot),
+    FatTree(FatTree),
+    Explicit(Explicit),
 }
 
-impl<'de> Deserialize<'de> for Topology {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        tagged(d, "topology", &["dumbbell"], |kind, v| match kind {
-            "dumbbell" => from_value(v).map(Topology::Dumbbell),
-            _ => unreachable!(),
-        })
-    }
-}
+tagged_enum!(Topology, "topology", {
+    "dumbbell" => Dumbbell, "star" => Star, "parking_lot" => ParkingLot, "fat_tree" => FatTree, "explicit" => Explicit,
+});
 
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -56,6 +79,86 @@ pub struct Dumbbell {
     pub pairs: u32,
     pub access: Link,
     pub bottleneck: Link,
+    /// One-way delay of each sender's access link (one per pair): per-pair RTTs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_delays: Option<Vec<Duration>>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Star {
+    pub senders: u32,
+    #[serde(default = "one")]
+    pub receivers: u32,
+    pub access: Link,
+    pub bottleneck: Link,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLot {
+    pub routers: u32,
+    #[serde(default = "one")]
+    pub pairs: u32,
+    #[serde(default = "one")]
+    pub cross: u32,
+    /// Hops (1 … routers−1) with cross traffic; default all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_hops: Option<Vec<u32>>,
+    pub link: Link,
+    pub access: Link,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FatTree {
+    pub k: u32,
+    pub link: Link,
+    /// Host ↔ edge links (default: as `link`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_link: Option<Link>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Explicit {
+    #[serde(rename = "node")]
+    pub nodes: Vec<ExplicitNode>,
+    #[serde(rename = "link")]
+    pub links: Vec<ExplicitLink>,
+    /// Default (src, dst) pairs for workloads that name no hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs: Option<Vec<[String; 2]>>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKindName {
+    Host,
+    Switch,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitNode {
+    pub name: String,
+    pub kind: NodeKindName,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitLink {
+    pub between: [String; 2],
+    pub rate: RateValue,
+    pub delay: Duration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<Queue>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<Probability>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub framing: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtu: Option<u32>,
 }
 
 /// One link's properties (both directions alike).
@@ -71,22 +174,23 @@ pub struct Link {
     /// Link-layer bytes added to every packet's serialization (e.g. 38 for Ethernet).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub framing: Option<u32>,
+    /// Largest IP datagram carried unfragmented (default 1500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtu: Option<u32>,
 }
+
+// ------------------------------------------------------------------------------ queues
 
 #[derive(Serialize, Debug, Clone, PartialEq)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Queue {
     DropTail(DropTailQueue),
+    Red(RedQueue),
+    Sfq(SfqQueue),
+    FqCodel(FqCodelQueue),
 }
 
-impl<'de> Deserialize<'de> for Queue {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        tagged(d, "queue", &["droptail"], |kind, v| match kind {
-            "droptail" => from_value(v).map(Queue::DropTail),
-            _ => unreachable!(),
-        })
-    }
-}
+tagged_enum!(Queue, "queue", { "droptail" => DropTail, "red" => Red, "sfq" => Sfq, "fq_codel" => FqCodel });
 
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -96,6 +200,94 @@ pub struct DropTailQueue {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<Threshold>,
 }
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RedQueue {
+    pub limit: Limit,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_th: Option<Threshold>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_th: Option<Threshold>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_p: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_q: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gentle: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SfqQueue {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub divisor: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perturb: Option<PositiveDuration>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelQueue {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<ByteSize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<PositiveDuration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<PositiveDuration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_batch: Option<u32>,
+}
+
+// ------------------------------------------------------------------------------ hosts, events
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Hosts {
+    /// How long a host keeps the fragments of an incomplete datagram.
+    pub reassembly_timeout: PositiveDuration,
+}
+
+impl Default for Hosts {
+    fn default() -> Hosts {
+        // Linux's ipfrag_time.
+        Hosts { reassembly_timeout: PositiveDuration(crate::units::SimTime::from_secs(30)) }
+    }
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkState {
+    Up,
+    Down,
+}
+
+/// A scheduled failure or recovery of a link (both directions); routes are recomputed.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkEvent {
+    pub at: Duration,
+    pub between: [String; 2],
+    pub state: LinkState,
+}
+
+// ------------------------------------------------------------------------------ transport
 
 /// Congestion control: a name (`"cubic"`) or a table with parameters
 /// (`{ kind = "dctcp", g = 0.0625 }`).
@@ -186,20 +378,65 @@ pub struct Transport {
     pub pacing: bool,
 }
 
+// ------------------------------------------------------------------------------ workloads
+
 #[derive(Serialize, Debug, Clone, PartialEq)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Workload {
     Bulk(Bulk),
     Fixed(Fixed),
+    OnOff(OnOff),
+    Incast(Incast),
+    Permutation(Permutation),
+    Web(Web),
+    Csv(CsvFlows),
+    Cbr(Cbr),
 }
 
-impl<'de> Deserialize<'de> for Workload {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        tagged(d, "workload", &["bulk", "fixed"], |kind, v| match kind {
-            "bulk" => from_value(v).map(Workload::Bulk),
-            "fixed" => from_value(v).map(Workload::Fixed),
-            _ => unreachable!(),
-        })
+tagged_enum!(Workload, "workload", {
+    "bulk" => Bulk, "fixed" => Fixed, "on_off" => OnOff, "incast" => Incast,
+    "permutation" => Permutation, "web" => Web, "csv" => Csv, "cbr" => Cbr,
+});
+
+impl Workload {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Workload::Bulk(_) => "bulk",
+            Workload::Fixed(_) => "fixed",
+            Workload::OnOff(_) => "on_off",
+            Workload::Incast(_) => "incast",
+            Workload::Permutation(_) => "permutation",
+            Workload::Web(_) => "web",
+            Workload::Csv(_) => "csv",
+            Workload::Cbr(_) => "cbr",
+        }
+    }
+
+    pub fn name(&self) -> Option<&String> {
+        match self {
+            Workload::Bulk(w) => w.name.as_ref(),
+            Workload::Fixed(w) => w.name.as_ref(),
+            Workload::OnOff(w) => w.name.as_ref(),
+            Workload::Incast(w) => w.name.as_ref(),
+            Workload::Permutation(w) => w.name.as_ref(),
+            Workload::Web(w) => w.name.as_ref(),
+            Workload::Csv(w) => w.name.as_ref(),
+            Workload::Cbr(w) => w.name.as_ref(),
+        }
+    }
+
+    /// The workload's transport overrides (UDP workloads have none).
+    pub fn transport(&self) -> Option<&toml::Table> {
+        match self {
+            Workload::Bulk(w) => w.transport.as_ref(),
+            Workload::Fixed(w) => w.transport.as_ref(),
+            Workload::OnOff(w) => w.transport.as_ref(),
+            Workload::Incast(w) => w.transport.as_ref(),
+            Workload::Permutation(w) => w.transport.as_ref(),
+            Workload::Web(w) => w.transport.as_ref(),
+            Workload::Csv(w) => w.transport.as_ref(),
+            Workload::Cbr(_) => None,
+        }
     }
 }
 
@@ -209,7 +446,7 @@ impl<'de> Deserialize<'de> for Workload {
 pub struct Bulk {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Number of flows (default: one per default pair of the topology).
+    /// Number of flows (default: one per (src, dst) pair).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flows: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -245,16 +482,239 @@ pub struct Fixed {
     pub transport: Option<toml::Table>,
 }
 
-/// What to record beyond the flow and link tables.
-#[derive(Deserialize, Serialize, Debug, Clone, PartialEq, Default)]
+/// On-off senders: random gaps, then a flow of random size, repeated.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
+pub struct OnOff {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Number of clients (default: one per (src, dst) pair).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<HostList>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dst: Option<HostList>,
+    pub size: DistValue<SizeUnit>,
+    pub off: DistValue<TimeUnit>,
+    #[serde(default = "Duration::zero")]
+    pub start: Duration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<toml::Table>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ConnectMode {
+    /// Persistent connections opened at time 0; rounds write on them.
+    #[default]
+    First,
+    /// A new connection per block, opened with the burst.
+    Burst,
+}
+
+/// Synchronized rounds of blocks from many senders to one receiver.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Incast {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Default: every default sender of the topology.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub senders: Option<HostList>,
+    /// Default: the first default pair's receiver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<String>,
+    pub block: ByteSize,
+    #[serde(default = "one")]
+    pub rounds: u32,
+    #[serde(default = "Duration::zero")]
+    pub start: Duration,
+    #[serde(default = "Duration::zero")]
+    pub gap: Duration,
+    #[serde(default)]
+    pub connect: ConnectMode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<toml::Table>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PermutationPattern {
+    /// Every host sends to one other host and receives from one (a random derangement).
+    #[default]
+    Random,
+    /// Random disjoint pairs: every host is in exactly one flow (as sender or receiver).
+    Pairs,
+    /// Host i sends to host (i + stride) mod n.
+    Stride,
+}
+
+/// Permutation-style traffic among a set of hosts.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Permutation {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Default: every host of the topology.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<HostList>,
+    #[serde(default)]
+    pub pattern: PermutationPattern,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride: Option<u32>,
+    /// Bytes per flow (default: bulk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<ByteSize>,
+    #[serde(default = "Duration::zero")]
+    pub start: Duration,
+    #[serde(default = "Duration::default_bulk_jitter")]
+    pub jitter: Duration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<toml::Table>,
+}
+
+/// Web-session pools.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Web {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub clients: HostList,
+    pub servers: HostList,
+    pub objects: DistValue<CountUnit>,
+    pub size: DistValue<SizeUnit>,
+    pub think: DistValue<TimeUnit>,
+    #[serde(default = "Web::default_parallel")]
+    pub parallel: u32,
+    #[serde(default = "Duration::zero")]
+    pub start: Duration,
+    #[serde(default = "Duration::zero")]
+    pub jitter: Duration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<toml::Table>,
+}
+
+impl Web {
+    /// Browsers open a handful of connections per server; TAQ's clients used 4.
+    fn default_parallel() -> u32 {
+        4
+    }
+}
+
+/// Flows listed in a CSV file with the header `src,dst,start_s,size_bytes` (empty size: bulk).
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CsvFlows {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Relative to the scenario file's directory.
+    pub file: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<toml::Table>,
+}
+
+/// Constant-bit-rate UDP cross traffic.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Cbr {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    pub rate: RateValue,
+    #[serde(default = "Cbr::default_packet")]
+    pub packet_size: ByteSize,
+    #[serde(default = "Duration::zero")]
+    pub start: Duration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
+}
+
+impl Cbr {
+    fn default_packet() -> ByteSize {
+        ByteSize(1500)
+    }
+}
+
+// ------------------------------------------------------------------------------ output
+
+/// What to record beyond the flow, transfer and link tables.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields, default)]
 pub struct Output {
     /// Sample every sender's TCP state at this interval into `timeseries.parquet`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub timeseries: Option<PositiveDuration>,
     /// Only these flows (by `flow_id`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub timeseries_flows: Option<Vec<u32>>,
+    /// Sample queue length and utilization at this interval into `queues.parquet`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queues: Option<PositiveDuration>,
+    /// Links to sample (`"a->b"`; default: every switch port).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_links: Option<Vec<String>>,
+    /// Jain's index over slices of this length into `fairness.parquet`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness_slice: Option<PositiveDuration>,
+    /// Links whose queueing-delay histogram goes into `queue_delay.parquet`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queue_delay: Vec<String>,
+    /// Links to capture into `pcap/<link>.pcap`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pcap: Vec<String>,
+    pub pcap_snaplen: u32,
+    pub pcap_max_packets: u64,
+    /// One-way latency probes into `latency.parquet`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub latency: Vec<LatencyProbe>,
+}
+
+impl Default for Output {
+    fn default() -> Output {
+        Output {
+            timeseries: None,
+            timeseries_flows: None,
+            queues: None,
+            queue_links: None,
+            fairness_slice: None,
+            queue_delay: Vec::new(),
+            pcap: Vec::new(),
+            pcap_snaplen: 128,
+            pcap_max_packets: 1_000_000,
+            latency: Vec::new(),
+        }
+    }
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyProbe {
+    pub from: String,
+    pub to: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<u32>,
+    #[serde(default = "LatencyProbe::default_probability")]
+    pub probability: Probability,
+    #[serde(default = "LatencyProbe::default_max")]
+    pub max_samples: u32,
+    #[serde(default = "LatencyProbe::default_data_only")]
+    pub data_only: bool,
+}
+
+impl LatencyProbe {
+    fn default_probability() -> Probability {
+        Probability(1.0)
+    }
+    fn default_max() -> u32 {
+        100_000
+    }
+    fn default_data_only() -> bool {
+        true
+    }
 }
 
 impl Duration {

@@ -152,3 +152,206 @@ impl<'de> Deserialize<'de> for HostList {
         }
     }
 }
+
+/// The unit a distribution's values are written in.
+pub trait DistUnit {
+    const WHAT: &'static str;
+    /// One value in base units (bytes, seconds, or a plain number).
+    fn parse(v: &toml::Value) -> Result<f64, String>;
+}
+
+/// Sizes: `"64KB"`, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SizeUnit;
+/// Times: `"0.5s"`, in seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeUnit;
+/// Plain numbers (counts).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountUnit;
+
+impl DistUnit for SizeUnit {
+    const WHAT: &'static str = "size";
+    fn parse(v: &toml::Value) -> Result<f64, String> {
+        match v {
+            toml::Value::String(s) => units::parse_bytes(s)
+                .map(|b| b as f64)
+                .ok_or_else(|| format!("\"{s}\" is not a size in bytes (expected e.g. \"64KB\")")),
+            other => Err(format!("{other} has no unit (write a size like \"64KB\")")),
+        }
+    }
+}
+
+impl DistUnit for TimeUnit {
+    const WHAT: &'static str = "duration";
+    fn parse(v: &toml::Value) -> Result<f64, String> {
+        match v {
+            toml::Value::String(s) => units::parse_time(s)
+                .map(|t| t.as_secs_f64())
+                .ok_or_else(|| format!("\"{s}\" is not a duration (expected e.g. \"500ms\")")),
+            other => Err(format!("{other} has no unit (write a duration like \"500ms\")")),
+        }
+    }
+}
+
+impl DistUnit for CountUnit {
+    const WHAT: &'static str = "number";
+    fn parse(v: &toml::Value) -> Result<f64, String> {
+        match v {
+            toml::Value::Integer(i) => Ok(*i as f64),
+            toml::Value::Float(f) => Ok(*f),
+            other => Err(format!("expected a number, found {}", other.type_str())),
+        }
+    }
+}
+
+/// A random distribution whose values have unit `U`: a single value (fixed), or a table with
+/// `dist` = `fixed` | `exponential` | `uniform` | `pareto` | `lognormal` | `empirical` and its
+/// parameters (see docs/scenario.md).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DistValue<U> {
+    pub dist: crate::workload::dist::Dist,
+    /// As written, for the normalized scenario.
+    written: toml::Value,
+    unit: std::marker::PhantomData<U>,
+}
+
+impl<U> Serialize for DistValue<U> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.written.serialize(s)
+    }
+}
+
+impl<'de, U: DistUnit> Deserialize<'de> for DistValue<U> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::workload::dist::Dist;
+        let v = toml::Value::deserialize(d)?;
+        let written = v.clone();
+        let dist = match &v {
+            toml::Value::Table(t) => {
+                let kinds = ["fixed", "exponential", "uniform", "pareto", "lognormal", "empirical"];
+                let kind = match t.get("dist") {
+                    Some(toml::Value::String(k)) if kinds.contains(&k.as_str()) => k.clone(),
+                    Some(toml::Value::String(k)) => {
+                        return Err(super::paths::at(
+                            "dist",
+                            format!("unknown distribution \"{k}\" (expected one of: {})", kinds.join(", ")),
+                        ));
+                    }
+                    _ => {
+                        return Err(super::paths::at(
+                            "dist",
+                            format!("missing (one of: {})", kinds.join(", ")),
+                        ));
+                    }
+                };
+                let allowed: &[&str] = match kind.as_str() {
+                    "fixed" => &["value"],
+                    "exponential" => &["mean"],
+                    "uniform" => &["min", "max"],
+                    "pareto" => &["shape", "mean", "min", "max"],
+                    "lognormal" => &["mean", "sigma"],
+                    _ => &["values", "probs"],
+                };
+                for k in t.keys() {
+                    if k != "dist" && !allowed.contains(&k.as_str()) {
+                        return Err(super::paths::at(
+                            k,
+                            format!("unknown key (expected one of: dist, {})", allowed.join(", ")),
+                        ));
+                    }
+                }
+                let val = |key: &str| -> Result<f64, D::Error> {
+                    let x = t.get(key).ok_or_else(|| super::paths::at(key, "missing"))?;
+                    U::parse(x).map_err(|m| super::paths::at(key, m))
+                };
+                let opt = |key: &str, default: f64| -> Result<f64, D::Error> {
+                    if t.contains_key(key) { val(key) } else { Ok(default) }
+                };
+                let num = |key: &str| -> Result<f64, D::Error> {
+                    let x = t.get(key).ok_or_else(|| super::paths::at(key, "missing"))?;
+                    CountUnit::parse(x).map_err(|m| super::paths::at(key, m))
+                };
+                let positive = |key: &str, x: f64| -> Result<f64, D::Error> {
+                    if x > 0.0 && x.is_finite() {
+                        Ok(x)
+                    } else {
+                        Err(super::paths::at(key, format!("{x}: must be positive")))
+                    }
+                };
+                match kind.as_str() {
+                    "fixed" => Dist::Fixed(val("value")?),
+                    "exponential" => Dist::Exponential { mean: positive("mean", val("mean")?)? },
+                    "uniform" => {
+                        let (min, max) = (val("min")?, val("max")?);
+                        if min > max {
+                            return Err(super::paths::at("min", "is above max"));
+                        }
+                        Dist::Uniform { min, max }
+                    }
+                    "pareto" => {
+                        let shape = num("shape")?;
+                        if shape <= 1.0 {
+                            return Err(super::paths::at(
+                                "shape",
+                                format!("{shape}: must be above 1 for the mean to exist"),
+                            ));
+                        }
+                        let mean = positive("mean", val("mean")?)?;
+                        let (min, max) = (opt("min", 0.0)?, opt("max", f64::INFINITY)?);
+                        if min > max {
+                            return Err(super::paths::at("min", "is above max"));
+                        }
+                        Dist::Pareto { shape, mean, min, max }
+                    }
+                    "lognormal" => {
+                        let sigma = num("sigma")?;
+                        if sigma < 0.0 {
+                            return Err(super::paths::at("sigma", "must not be negative"));
+                        }
+                        Dist::LogNormal { mean: positive("mean", val("mean")?)?, sigma }
+                    }
+                    _ => {
+                        let arr = |key: &str| -> Result<Vec<toml::Value>, D::Error> {
+                            match t.get(key) {
+                                Some(toml::Value::Array(a)) if !a.is_empty() => Ok(a.clone()),
+                                _ => Err(super::paths::at(key, "expected a non-empty list")),
+                            }
+                        };
+                        let values = arr("values")?
+                            .iter()
+                            .enumerate()
+                            .map(|(i, x)| {
+                                U::parse(x).map_err(|m| super::paths::at(&format!("values[{i}]"), m))
+                            })
+                            .collect::<Result<Vec<f64>, D::Error>>()?;
+                        let probs = arr("probs")?
+                            .iter()
+                            .enumerate()
+                            .map(|(i, x)| match CountUnit::parse(x) {
+                                Ok(p) if p >= 0.0 => Ok(p),
+                                Ok(p) => Err(super::paths::at(
+                                    &format!("probs[{i}]"),
+                                    format!("{p}: must not be negative"),
+                                )),
+                                Err(m) => Err(super::paths::at(&format!("probs[{i}]"), m)),
+                            })
+                            .collect::<Result<Vec<f64>, D::Error>>()?;
+                        if values.len() != probs.len() {
+                            return Err(super::paths::at(
+                                "probs",
+                                format!("has {} entries for {} values", probs.len(), values.len()),
+                            ));
+                        }
+                        if probs.iter().sum::<f64>() <= 0.0 {
+                            return Err(super::paths::at("probs", "must not all be zero"));
+                        }
+                        Dist::empirical(values, &probs)
+                    }
+                }
+            }
+            scalar => Dist::Fixed(U::parse(scalar).map_err(de::Error::custom)?),
+        };
+        Ok(DistValue { dist, written, unit: std::marker::PhantomData })
+    }
+}

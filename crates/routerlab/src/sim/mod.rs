@@ -1,45 +1,76 @@
-/*! The simulation: one world that owns the clock, the event queue, the packet arena, the network
-and the endpoints, and runs the event loop.
+/*! The simulation: one world that owns the clock, the event queue, the packet arena, the network,
+the hosts and their endpoints, the workload generators and the measurements, and runs the
+event loop.
 
 ```text
- ConnStart ─▶ endpoint ─poll_transmit─▶ host NIC port ─TxDone─▶ pipe ─Arrive─▶ switch ─forward─▶ port …
-                 ▲                                                                             │
-                 └────────────── on_segment ◀──────── host ◀──────── Arrive ◀──────────────────┘
+ workload ─▶ endpoint ─poll_transmit─▶ host shims ─▶ NIC port ─TxDone─▶ pipe ─Arrive─▶ switch ─forward─▶ port …
+                 ▲                                                                                   │
+                 └── on_segment ◀── host shims ◀── reassembly ◀── host ◀────────── Arrive ◀──────────┘
 ```
 
 Everything is driven from [`Simulation::step`]: pop the earliest event, advance the clock,
 dispatch. Endpoints are sans-IO sockets; after anything happens to one, the simulation drains
-its output into the host's NIC and (re)arms its timer from `poll_at`. Timers are lazy: an
-endpoint has at most one pending timer event at the earliest time it asked for; a later
-deadline (the usual case: the RTO moves forward on every ACK) schedules nothing.
+its output through the host's shims into its NIC and (re)arms its timer from `poll_at`. Timers
+are lazy: an endpoint (or a host's shim chain) has at most one pending timer event, at the
+earliest time it asked for; a later deadline — the usual case, as the RTO moves forward on
+every ACK — schedules nothing.
+
+Workload generators act through [`Action`]s: the simulation applies them (creating
+connections, writing data, sending datagrams, scheduling wake-ups) and tells a generator when a
+transfer it started has been completely delivered.
 */
 
+mod measure;
 mod results;
 mod sampling;
 
-pub use results::{FlowRow, LinkRow, Results, Summary};
+pub use measure::{Histogram, LatencyProbeSpec, MeasureSpec};
+pub use results::{FlowRow, LinkRow, Results, Summary, TransferRow};
 pub use sampling::{FlowSampler, TimeSeries};
 
+use std::collections::VecDeque;
+
 use crate::engine::{Event, EventQueue};
-use crate::ids::{ConnId, EpId, HostId, NodeId, PacketId};
-use crate::net::packet::{IPV4_HEADER_BYTES, Ipv4Header, PROTO_TCP, Packet, PacketMeta, PacketPool};
+use crate::host::{Ingress, ShimChain};
+use crate::ids::{ConnId, EpId, HostId, NodeId, PacketId, PortId};
+use crate::net::fragment::Reassembler;
+use crate::net::packet::{
+    IPV4_HEADER_BYTES, Ipv4Header, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool, UDP_HEADER_BYTES,
+};
 use crate::net::{Network, NodeKind, TopologySpec};
 use crate::qdisc::DropCause;
-use crate::rng::splitmix64;
+use crate::rng::{SimRng, StreamId, splitmix64};
 use crate::tcp::{Outgoing, TcpSocket};
 use crate::units::SimTime;
-use crate::workload::FlowSpec;
+use crate::workload::{Action, Ctx, FlowSpec, Generator, Opener};
+use measure::Measurements;
 
 /// Everything needed to build a simulation: the expanded scenario.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct SimSpec {
     pub duration: SimTime,
     pub seed: u64,
     pub topology: TopologySpec,
+    /// Connections known before the run.
     pub flows: Vec<FlowSpec>,
+    /// Dynamic workloads, each with the workload index its random stream derives from.
+    pub generators: Vec<(u32, Generator)>,
     /// Workload (group) names, indexed by `FlowSpec::group`.
     pub groups: Vec<String>,
+    /// Links going down or up: (time, node a, node b, up).
+    pub link_changes: Vec<LinkChange>,
+    /// IP reassembly timeout at hosts.
+    pub reassembly_timeout: SimTime,
     pub output: OutputSpec,
+}
+
+/// A scheduled failure or recovery of the link between two nodes (both directions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkChange {
+    pub at: SimTime,
+    pub a: NodeId,
+    pub b: NodeId,
+    pub up: bool,
 }
 
 /// What to measure beyond the flow and link tables.
@@ -49,12 +80,13 @@ pub struct OutputSpec {
     pub timeseries: Option<SimTime>,
     /// Flows to sample (None: all).
     pub timeseries_flows: Option<Vec<u32>>,
+    pub measure: MeasureSpec,
 }
 
 /// Sampler indices in `Event::Sample`.
 const SAMPLE_FLOWS: u32 = 0;
 
-/// One side of a connection.
+/// One side of a TCP connection.
 #[derive(Debug)]
 struct Endpoint {
     sock: TcpSocket,
@@ -64,24 +96,84 @@ struct Endpoint {
     peer: EpId,
     /// Earliest pending timer event, if any.
     timer_at: Option<SimTime>,
-    flow_hash: u32,
-    next_ip_id: u16,
 }
 
-/// A connection and what is measured about it.
+/// How a flow is carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Carrier {
+    Tcp {
+        sender: EpId,
+        receiver: EpId,
+    },
+    /// Datagrams, counted at both ends.
+    Udp {
+        sent_bytes: u64,
+        delivered_bytes: u64,
+    },
+}
+
+/// A flow (a TCP connection or a UDP stream) and what is measured about it.
 #[derive(Debug, Clone)]
 pub struct Connection {
-    pub sender: EpId,
-    pub receiver: EpId,
+    pub carrier: Carrier,
     pub src: HostId,
     pub dst: HostId,
+    /// Bytes of the first write (None: bulk).
     pub size: Option<u64>,
+    pub persistent: bool,
+    pub opener: Opener,
     pub group: u32,
     pub start_at: SimTime,
-    /// When the first SYN was sent.
+    /// When the first SYN (or datagram) was sent.
     pub started: Option<SimTime>,
-    /// When the last data byte reached the receiver.
+    /// When the last data byte of a non-persistent flow reached the receiver.
     pub finished: Option<SimTime>,
+    /// Generator to tell about completed transfers.
+    pub generator: Option<u32>,
+    /// Bytes the application wrote so far.
+    pub written: u64,
+    /// Transfers not yet completely delivered, in order.
+    pending: VecDeque<u32>,
+    flow_hash: u32,
+    next_ip_id: u16,
+    /// Payload delivered in order, as last seen.
+    delivered: u64,
+    last_progress: SimTime,
+    /// Longest time without the receiver getting new data so far.
+    pub max_silence: SimTime,
+}
+
+impl Connection {
+    pub fn is_tcp(&self) -> bool {
+        matches!(self.carrier, Carrier::Tcp { .. })
+    }
+}
+
+/// An application-level transfer: one write's worth of data, from the write (or the first
+/// SYN) to the arrival of its last byte.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transfer {
+    pub conn: ConnId,
+    pub seq: u32,
+    pub tag: u64,
+    pub bytes: u64,
+    /// Cumulative delivered bytes at which this transfer is complete.
+    target: u64,
+    pub start: SimTime,
+    pub end: Option<SimTime>,
+}
+
+/// Per-host state below the endpoints.
+#[derive(Debug)]
+struct HostState {
+    shims: ShimChain,
+    reassembly: Reassembler,
+}
+
+/// A dynamic workload and its random stream.
+struct GeneratorSlot {
+    generator: Generator,
+    rng: SimRng,
 }
 
 /// Counters of the run as a whole.
@@ -91,6 +183,7 @@ pub struct RunCounters {
     /// Packets that crossed a link (each crossing counts once).
     pub packet_hops: u64,
     pub no_route_drops: u64,
+    pub reassembly_failures: u64,
 }
 
 pub struct Simulation {
@@ -101,14 +194,29 @@ pub struct Simulation {
     net: Network,
     eps: Vec<Endpoint>,
     conns: Vec<Connection>,
+    transfers: Vec<Transfer>,
+    hosts: Vec<HostState>,
+    generators: Vec<GeneratorSlot>,
     groups: Vec<String>,
+    link_changes: Vec<LinkChange>,
     counters: RunCounters,
     flow_sampler: Option<FlowSampler>,
+    measure: Measurements,
+    /// Scratch buffers, reused so that the hot path does not allocate.
+    egress: Vec<PacketId>,
+    actions: Vec<Action>,
 }
 
 impl Simulation {
     pub fn new(spec: &SimSpec) -> Simulation {
         let net = Network::build(&spec.topology, spec.seed);
+        let hosts = (0..net.hosts.len())
+            .map(|_| HostState {
+                shims: ShimChain::default(),
+                reassembly: Reassembler::new(spec.reassembly_timeout),
+            })
+            .collect();
+        let measure = Measurements::new(&spec.output.measure, &net, spec.seed);
         let mut sim = Simulation {
             now: SimTime::ZERO,
             end: spec.duration,
@@ -117,12 +225,33 @@ impl Simulation {
             net,
             eps: Vec::with_capacity(spec.flows.len() * 2),
             conns: Vec::with_capacity(spec.flows.len()),
+            transfers: Vec::with_capacity(spec.flows.len()),
+            hosts,
+            generators: Vec::new(),
             groups: spec.groups.clone(),
+            link_changes: spec.link_changes.clone(),
             counters: RunCounters::default(),
             flow_sampler: None,
+            measure,
+            egress: Vec::with_capacity(64),
+            actions: Vec::new(),
         };
         for f in &spec.flows {
-            sim.add_connection(f);
+            sim.add_connection(f, None, 0, 0);
+        }
+        for (i, c) in spec.link_changes.iter().enumerate() {
+            if c.at < sim.end {
+                sim.events.push(c.at, Event::LinkChange(i as u32));
+            }
+        }
+        for (w, g) in &spec.generators {
+            sim.generators.push(GeneratorSlot {
+                generator: g.clone(),
+                rng: SimRng::new(spec.seed, StreamId::Workload(*w)),
+            });
+        }
+        for g in 0..sim.generators.len() {
+            sim.run_generator(g as u32, |w, ctx| w.start(ctx));
         }
         if let Some(interval) = spec.output.timeseries {
             let flows = match &spec.output.timeseries_flows {
@@ -134,61 +263,101 @@ impl Simulation {
                 sim.events.push(interval, Event::Sample(SAMPLE_FLOWS));
             }
         }
+        for (index, at) in sim.measure.first_samples() {
+            if at < sim.end {
+                sim.events.push(at, Event::Sample(index));
+            }
+        }
         sim
     }
 
-    /// Create a connection whose sender opens it at `f.start`.
-    pub fn add_connection(&mut self, f: &FlowSpec) -> ConnId {
+    /// Create a TCP connection that opens at `f.start`; its first write (if any) is a transfer.
+    pub fn add_connection(&mut self, f: &FlowSpec, generator: Option<u32>, tag: u64, seq: u32) -> ConnId {
         let c = ConnId(self.conns.len() as u32);
         let sender = EpId(self.eps.len() as u32);
         let receiver = EpId(sender.0 + 1);
         // Ports: unique per connection, so 5-tuples differ and ECMP spreads flows.
-        let sport = 10_000 + (c.0 % 50_000) as u16;
-        let dport = 80;
-        let hash = splitmix64(
-            ((f.src.0 as u64) << 32)
-                ^ f.dst.0 as u64
-                ^ ((sport as u64) << 48)
-                ^ ((dport as u64) << 16)
-                ^ PROTO_TCP as u64,
-        ) as u32;
-        let mut rx_sock = TcpSocket::new(f.tcp, dport, sport);
-        rx_sock.listen();
-        self.eps.push(Endpoint {
-            sock: TcpSocket::new(f.tcp, sport, dport),
-            host: f.src,
-            peer_host: f.dst,
-            conn: c,
-            peer: receiver,
-            timer_at: None,
-            flow_hash: hash,
-            next_ip_id: 0,
-        });
-        self.eps.push(Endpoint {
-            sock: rx_sock,
-            host: f.dst,
-            peer_host: f.src,
-            conn: c,
-            peer: sender,
-            timer_at: None,
-            flow_hash: hash,
-            next_ip_id: 0,
-        });
+        let (sport, dport) = (10_000 + (c.0 % 50_000) as u16, 80);
+        let mut snd = TcpSocket::new(f.tcp, sport, dport);
+        let mut rcv = TcpSocket::new(f.tcp, dport, sport);
+        match f.opener {
+            Opener::Sender => rcv.listen(),
+            Opener::Receiver => snd.listen(),
+        }
+        for (sock, host, peer_host, peer) in [(snd, f.src, f.dst, receiver), (rcv, f.dst, f.src, sender)] {
+            self.eps.push(Endpoint { sock, host, peer_host, conn: c, peer, timer_at: None });
+        }
+        let hash = flow_hash(f.src, f.dst, sport, dport, PROTO_TCP);
         self.conns.push(Connection {
-            sender,
-            receiver,
+            carrier: Carrier::Tcp { sender, receiver },
             src: f.src,
             dst: f.dst,
             size: f.size,
+            persistent: f.persistent,
+            opener: f.opener,
             group: f.group,
             start_at: f.start,
             started: None,
             finished: None,
+            generator,
+            written: 0,
+            pending: VecDeque::new(),
+            flow_hash: hash,
+            next_ip_id: 0,
+            delivered: 0,
+            last_progress: f.start,
+            max_silence: SimTime::ZERO,
         });
+        if let Some(n) = f.size.filter(|&n| n > 0) {
+            self.add_transfer(c, n, tag, seq, f.start);
+        }
         if f.start < self.end {
             self.events.push(f.start.max(self.now), Event::ConnStart(c));
         }
         c
+    }
+
+    fn add_transfer(&mut self, c: ConnId, bytes: u64, tag: u64, seq: u32, start: SimTime) {
+        let conn = &mut self.conns[c.idx()];
+        conn.written += bytes;
+        let id = self.transfers.len() as u32;
+        self.transfers.push(Transfer { conn: c, seq, tag, bytes, target: conn.written, start, end: None });
+        conn.pending.push_back(id);
+    }
+
+    fn add_udp_flow(&mut self, src: HostId, dst: HostId, start: SimTime, group: u32) -> ConnId {
+        let c = ConnId(self.conns.len() as u32);
+        self.conns.push(Connection {
+            carrier: Carrier::Udp { sent_bytes: 0, delivered_bytes: 0 },
+            src,
+            dst,
+            size: None,
+            persistent: false,
+            opener: Opener::Sender,
+            group,
+            start_at: start,
+            started: None,
+            finished: None,
+            generator: None,
+            written: 0,
+            pending: VecDeque::new(),
+            flow_hash: flow_hash(src, dst, 20_000 + (c.0 % 40_000) as u16, 9, PROTO_UDP),
+            next_ip_id: 0,
+            delivered: 0,
+            last_progress: start,
+            max_silence: SimTime::ZERO,
+        });
+        c
+    }
+
+    /// Give a host a shim (at the end of its chain).
+    pub fn add_shim(&mut self, host: HostId, shim: Box<dyn crate::host::HostShim>) {
+        self.hosts[host.idx()].shims.push(shim);
+    }
+
+    /// Replace a node's forwarding policy with a custom one.
+    pub fn set_forwarding(&mut self, node: NodeId, policy: Box<dyn crate::net::forwarding::NextHopPolicy>) {
+        self.net.nodes[node.idx()].forwarder.set_custom(policy);
     }
 
     pub fn now(&self) -> SimTime {
@@ -206,18 +375,33 @@ impl Simulation {
     pub fn network(&self) -> &Network {
         &self.net
     }
+    pub fn network_mut(&mut self) -> &mut Network {
+        &mut self.net
+    }
     pub fn connections(&self) -> &[Connection] {
         &self.conns
+    }
+    pub fn transfers(&self) -> &[Transfer] {
+        &self.transfers
     }
     pub fn packets(&self) -> &PacketPool {
         &self.pool
     }
-    /// The sending socket of connection `c`.
+    pub fn generators(&self) -> impl Iterator<Item = &Generator> {
+        self.generators.iter().map(|g| &g.generator)
+    }
+    /// The sending socket of TCP connection `c`.
     pub fn sender_socket(&self, c: ConnId) -> &TcpSocket {
-        &self.eps[self.conns[c.idx()].sender.idx()].sock
+        match self.conns[c.idx()].carrier {
+            Carrier::Tcp { sender, .. } => &self.eps[sender.idx()].sock,
+            Carrier::Udp { .. } => panic!("flow {} is UDP", c.0),
+        }
     }
     pub fn receiver_socket(&self, c: ConnId) -> &TcpSocket {
-        &self.eps[self.conns[c.idx()].receiver.idx()].sock
+        match self.conns[c.idx()].carrier {
+            Carrier::Tcp { receiver, .. } => &self.eps[receiver.idx()].sock,
+            Carrier::Udp { .. } => panic!("flow {} is UDP", c.0),
+        }
     }
 
     /// Run until the end of the simulation.
@@ -250,8 +434,11 @@ impl Simulation {
         let now = self.now;
         match ev {
             Event::TxDone(p) => {
-                let Simulation { net, pool, events, .. } = self;
-                net.ports[p.idx()].on_tx_done(now, pool, events, &mut free_dropped);
+                let Simulation { net, pool, events, measure, .. } = self;
+                let port = &mut net.ports[p.idx()];
+                if let Some(sent) = port.on_tx_done(now, pool, events, &mut free_dropped) {
+                    measure.on_transmit(now, port, pool.get(sent));
+                }
             }
             Event::Arrive(p) => {
                 let port = &mut self.net.ports[p.idx()];
@@ -276,40 +463,158 @@ impl Simulation {
                 }
                 self.service(ep);
             }
+            Event::HostTimer(h) => {
+                let mut out = std::mem::take(&mut self.egress);
+                let hs = &mut self.hosts[h.idx()];
+                if hs.shims.timer_at == Some(now) {
+                    hs.shims.timer_at = None;
+                }
+                hs.shims.on_timer(now, &mut self.pool, &mut out);
+                self.enqueue_at_nic(h, &mut out);
+                self.egress = out;
+                self.arm_host_timer(h);
+            }
             Event::ConnStart(c) => self.start_connection(c),
+            Event::Workload { workload, slot } => self.run_generator(workload, |g, ctx| g.on_wake(slot, ctx)),
             Event::Sample(SAMPLE_FLOWS) => {
                 let Simulation { flow_sampler, eps, conns, events, end, .. } = self;
                 if let Some(fs) = flow_sampler {
-                    fs.sample(now, |c| &eps[conns[c.idx()].sender.idx()].sock);
+                    fs.sample(now, |c| match conns[c.idx()].carrier {
+                        Carrier::Tcp { sender, .. } => &eps[sender.idx()].sock,
+                        Carrier::Udp { .. } => unreachable!("time series cover TCP flows"),
+                    });
                     if now + fs.interval < *end {
                         events.push(now + fs.interval, Event::Sample(SAMPLE_FLOWS));
                     }
                 }
             }
-            Event::Workload { .. } | Event::Sample(_) | Event::LinkChange(_) | Event::PortTimer(_) => {}
+            Event::Sample(index) => {
+                let next = self.measure.sample(index, now, &self.net, &self.conns);
+                if let Some(at) = next.filter(|&t| t < self.end) {
+                    self.events.push(at, Event::Sample(index));
+                }
+            }
+            Event::LinkChange(i) => self.change_link(i as usize),
+            Event::PortTimer(_) => {}
         }
     }
 
     fn start_connection(&mut self, c: ConnId) {
         let conn = &mut self.conns[c.idx()];
         conn.started = Some(self.now);
-        let sender = conn.sender;
+        let Carrier::Tcp { sender, receiver } = conn.carrier else { return };
+        let (size, persistent, opener) = (conn.size, conn.persistent, conn.opener);
         let sock = &mut self.eps[sender.idx()].sock;
-        sock.connect();
-        match conn.size {
+        match size {
             Some(bytes) => {
                 sock.send(bytes);
-                sock.close();
+                if !persistent {
+                    sock.close();
+                }
             }
             None => sock.send(u64::MAX >> 2),
         }
-        self.service(sender);
+        let opener_ep = match opener {
+            Opener::Sender => sender,
+            Opener::Receiver => receiver,
+        };
+        self.eps[opener_ep.idx()].sock.connect();
+        self.service(opener_ep);
+    }
+
+    /// Let generator `g` act, then apply what it asked for.
+    fn run_generator(&mut self, g: u32, f: impl FnOnce(&mut Generator, &mut Ctx)) {
+        let mut actions = std::mem::take(&mut self.actions);
+        let slot = &mut self.generators[g as usize];
+        let mut ctx = Ctx::new(self.now, &mut slot.rng, &mut actions, self.conns.len() as u32);
+        f(&mut slot.generator, &mut ctx);
+        for a in actions.drain(..) {
+            self.apply(g, a);
+        }
+        self.actions = actions;
+    }
+
+    fn apply(&mut self, g: u32, a: Action) {
+        match a {
+            Action::Open { flow, tag, seq } => {
+                self.add_connection(&flow, Some(g), tag, seq);
+            }
+            Action::Send { conn, bytes, tag, seq } => {
+                let now = self.now;
+                self.add_transfer(conn, bytes, tag, seq, now);
+                if let Carrier::Tcp { sender, .. } = self.conns[conn.idx()].carrier {
+                    self.eps[sender.idx()].sock.send(bytes);
+                    self.service(sender);
+                }
+            }
+            Action::OpenUdp { src, dst, start, group } => {
+                self.add_udp_flow(src, dst, start, group);
+            }
+            Action::Datagram { flow, bytes } => self.send_datagram(flow, bytes),
+            Action::Wake { at, slot } => {
+                if at < self.end {
+                    self.events.push(at.max(self.now), Event::Workload { workload: g, slot });
+                }
+            }
+        }
+    }
+
+    fn send_datagram(&mut self, c: ConnId, bytes: u32) {
+        let now = self.now;
+        let conn = &mut self.conns[c.idx()];
+        conn.started.get_or_insert(now);
+        if let Carrier::Udp { sent_bytes, .. } = &mut conn.carrier {
+            *sent_bytes += bytes as u64;
+        }
+        let ip = Ipv4Header {
+            src: conn.src,
+            dst: conn.dst,
+            id: conn.next_ip_id,
+            tos: 0,
+            dont_fragment: false,
+            more_fragments: false,
+            frag_offset: 0,
+            total_len: bytes.clamp(IPV4_HEADER_BYTES + UDP_HEADER_BYTES, u16::MAX as u32) as u16,
+            protocol: PROTO_UDP,
+            ttl: 64,
+        };
+        conn.next_ip_id = conn.next_ip_id.wrapping_add(1);
+        let meta = PacketMeta {
+            conn: c,
+            flow_hash: conn.flow_hash,
+            created_at: now,
+            unbound: true,
+            ..Default::default()
+        };
+        let src = conn.src;
+        let mut out = std::mem::take(&mut self.egress);
+        out.push(self.pool.alloc(Packet { ip, meta, ..Default::default() }));
+        self.host_egress(src, &mut out);
+        self.egress = out;
+    }
+
+    fn change_link(&mut self, i: usize) {
+        let ch = self.link_changes[i];
+        let Simulation { net, pool, .. } = self;
+        for (x, y) in [(ch.a, ch.b), (ch.b, ch.a)] {
+            if let Some(p) = net.port_between(x, y) {
+                if ch.up {
+                    net.ports[p.idx()].up = true;
+                } else {
+                    net.ports[p.idx()].set_down(self.now, pool, &mut free_dropped);
+                }
+            }
+        }
+        net.recompute_routes();
     }
 
     /// A packet reached `node`.
     #[inline]
     fn deliver(&mut self, node: NodeId, pkt: PacketId) {
         let now = self.now;
+        if self.measure.watches(node) {
+            self.measure.on_arrival(now, node, self.pool.get_mut(pkt));
+        }
         let n = &mut self.net.nodes[node.idx()];
         match n.kind {
             NodeKind::Switch => {
@@ -325,34 +630,93 @@ impl Simulation {
                 net.ports[out.idx()].enqueue(now, pkt, pool, events, &mut free_dropped);
             }
             NodeKind::Host => {
-                let p = *self.pool.get(pkt);
-                self.pool.free(pkt);
-                debug_assert_eq!(Some(p.ip.dst), n.host);
-                let ep = p.meta.dst_ep;
-                self.eps[ep.idx()].sock.on_segment(now, p.ip.ecn(), &p.tcp);
-                let conn = &mut self.conns[p.meta.conn.idx()];
-                if conn.receiver == ep
-                    && conn.finished.is_none()
-                    && conn.size.is_some_and(|s| self.eps[ep.idx()].sock.delivered_bytes() >= s)
-                {
-                    conn.finished = Some(now);
-                }
-                self.service(ep);
+                let host = n.host.expect("a host node has a host id");
+                self.deliver_to_host(host, pkt);
             }
         }
     }
 
-    /// Drain an endpoint's output into its host's NIC and re-arm its timer.
+    fn deliver_to_host(&mut self, host: HostId, mut pkt: PacketId) {
+        let now = self.now;
+        let hs = &mut self.hosts[host.idx()];
+        if self.pool.get(pkt).ip.is_fragment() {
+            let frag = *self.pool.get(pkt);
+            self.pool.free(pkt);
+            let before = hs.reassembly.timed_out;
+            let whole = hs.reassembly.accept(now, &frag);
+            self.counters.reassembly_failures += hs.reassembly.timed_out - before;
+            let Some(whole) = whole else { return };
+            pkt = self.pool.alloc(whole);
+        }
+        if !hs.shims.is_empty() {
+            let verdict = hs.shims.ingress(now, pkt, &mut self.pool);
+            self.arm_host_timer(host);
+            if verdict == Ingress::Consumed {
+                return;
+            }
+        }
+        let p = *self.pool.get(pkt);
+        self.pool.free(pkt);
+        debug_assert_eq!(p.ip.dst, host);
+        let c = p.meta.conn;
+        if p.meta.unbound {
+            let payload = p.ip_len().saturating_sub(IPV4_HEADER_BYTES + UDP_HEADER_BYTES) as u64;
+            let conn = &mut self.conns[c.idx()];
+            if let Carrier::Udp { delivered_bytes, .. } = &mut conn.carrier {
+                *delivered_bytes += payload;
+            }
+            note_progress(conn, now, payload);
+            return;
+        }
+        let ep = p.meta.dst_ep;
+        self.eps[ep.idx()].sock.on_segment(now, p.ip.ecn(), &p.tcp);
+        let conn = &self.conns[c.idx()];
+        if matches!(conn.carrier, Carrier::Tcp { receiver, .. } if receiver == ep) {
+            let delivered = self.eps[ep.idx()].sock.delivered_bytes();
+            if delivered > conn.delivered {
+                self.on_delivery(c, delivered);
+            }
+        }
+        self.service(ep);
+    }
+
+    /// The receiver of `c` has `delivered` bytes in order: complete transfers and the flow.
+    fn on_delivery(&mut self, c: ConnId, delivered: u64) {
+        let now = self.now;
+        let conn = &mut self.conns[c.idx()];
+        note_progress(conn, now, delivered - conn.delivered);
+        conn.delivered = delivered;
+        if !conn.persistent && conn.finished.is_none() && conn.size.is_some_and(|s| delivered >= s) {
+            conn.finished = Some(now);
+        }
+        // Complete transfers in order; a generator told of one may open more connections.
+        loop {
+            let conn = &mut self.conns[c.idx()];
+            let Some(&t) = conn.pending.front() else { return };
+            let tr = &mut self.transfers[t as usize];
+            if tr.target > delivered {
+                return;
+            }
+            conn.pending.pop_front();
+            tr.end = Some(now);
+            let (g, tag) = (conn.generator, tr.tag);
+            if let Some(g) = g {
+                self.run_generator(g, |w, ctx| w.on_done(tag, c, ctx));
+            }
+        }
+    }
+
+    /// Drain an endpoint's output into its host and re-arm its timer.
     fn service(&mut self, ep: EpId) {
         let now = self.now;
-        let Simulation { eps, pool, net, events, .. } = self;
+        let mut out = std::mem::take(&mut self.egress);
+        let Simulation { eps, pool, conns, .. } = self;
         let e = &mut eps[ep.idx()];
-        let nic = net.host_nic[e.host.idx()];
-        let port = &mut net.ports[nic.idx()];
-        let (src, dst, conn, peer, hash) = (e.host, e.peer_host, e.conn, e.peer, e.flow_hash);
-        let ip_id = &mut e.next_ip_id;
-        e.sock.poll_transmit(now, &mut |out: &Outgoing| {
-            let total = IPV4_HEADER_BYTES + out.seg.header_len() + out.seg.payload_len;
+        let (src, dst, conn, peer) = (e.host, e.peer_host, e.conn, e.peer);
+        let c = &mut conns[conn.idx()];
+        let (hash, ip_id) = (c.flow_hash, &mut c.next_ip_id);
+        e.sock.poll_transmit(now, &mut |o: &Outgoing| {
+            let total = IPV4_HEADER_BYTES + o.seg.header_len() + o.seg.payload_len;
             let mut ip = Ipv4Header {
                 src,
                 dst,
@@ -366,18 +730,56 @@ impl Simulation {
                 ttl: 64,
             };
             *ip_id = ip_id.wrapping_add(1);
-            ip.set_ecn(out.ecn);
+            ip.set_ecn(o.ecn);
             let meta =
                 PacketMeta { conn, dst_ep: peer, flow_hash: hash, created_at: now, ..Default::default() };
-            let id = pool.alloc(Packet { ip, tcp: out.seg, meta });
-            port.enqueue(now, id, pool, events, &mut free_dropped);
+            out.push(pool.alloc(Packet { ip, tcp: o.seg, meta }));
         });
         if let Some(t) = e.sock.poll_at()
             && e.timer_at.is_none_or(|s| t < s)
         {
             let t = t.max(now);
-            events.push(t, Event::EndpointTimer(ep));
+            self.events.push(t, Event::EndpointTimer(ep));
             e.timer_at = Some(t);
+        }
+        if !out.is_empty() {
+            self.host_egress(src, &mut out);
+        }
+        self.egress = out;
+    }
+
+    /// Packets leaving a host: through its shims, then into its NIC.
+    fn host_egress(&mut self, host: HostId, pkts: &mut Vec<PacketId>) {
+        let hs = &mut self.hosts[host.idx()];
+        if !hs.shims.is_empty() {
+            hs.shims.egress(self.now, &mut self.pool, pkts);
+            self.arm_host_timer(host);
+        }
+        self.enqueue_at_nic(host, pkts);
+    }
+
+    fn enqueue_at_nic(&mut self, host: HostId, pkts: &mut Vec<PacketId>) {
+        let now = self.now;
+        let node = self.net.hosts[host.idx()];
+        let watch = self.measure.watches(node);
+        let Simulation { net, pool, events, measure, .. } = self;
+        let port = &mut net.ports[net.host_nic[host.idx()].idx()];
+        for p in pkts.drain(..) {
+            if watch {
+                measure.on_arrival(now, node, pool.get_mut(p));
+            }
+            port.enqueue(now, p, pool, events, &mut free_dropped);
+        }
+    }
+
+    fn arm_host_timer(&mut self, host: HostId) {
+        let hs = &mut self.hosts[host.idx()];
+        if let Some(t) = hs.shims.poll_at()
+            && hs.shims.timer_at.is_none_or(|s| t < s)
+        {
+            let t = t.max(self.now);
+            self.events.push(t, Event::HostTimer(host));
+            hs.shims.timer_at = Some(t);
         }
     }
 
@@ -385,6 +787,37 @@ impl Simulation {
     pub fn results(&self) -> Results {
         results::collect(self)
     }
+
+    /// Capture files of the ports asked for, as (link name, pcap bytes).
+    pub fn pcaps(&self) -> Vec<(String, Vec<u8>)> {
+        self.measure.pcaps(&self.net)
+    }
+
+    /// The port between two named nodes, if any.
+    pub fn port_named(&self, name: &str) -> Option<PortId> {
+        self.net.port_names.iter().position(|n| n == name).map(|i| PortId(i as u32))
+    }
+}
+
+/// Record new data reaching the receiver: silence tracking.
+fn note_progress(conn: &mut Connection, now: SimTime, new_bytes: u64) {
+    if new_bytes == 0 {
+        return;
+    }
+    let gap = now.saturating_sub(conn.last_progress);
+    conn.max_silence = conn.max_silence.max(gap);
+    conn.last_progress = now;
+}
+
+/// Hash of a 5-tuple, computed once per flow (forwarding salts it per switch).
+fn flow_hash(src: HostId, dst: HostId, sport: u16, dport: u16, proto: u8) -> u32 {
+    splitmix64(
+        ((src.0 as u64) << 32)
+            ^ dst.0 as u64
+            ^ ((sport as u64) << 48)
+            ^ ((dport as u64) << 16)
+            ^ proto as u64,
+    ) as u32
 }
 
 #[inline]

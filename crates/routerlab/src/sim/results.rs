@@ -1,25 +1,30 @@
-//! Results of a run: one row per flow, one row per link direction, and a summary.
+//! Results of a run: one row per flow, per transfer and per link direction, the optional
+//! measurement series, and a summary. Definitions are in `docs/scenario.md` (Results):
 //!
-//! Definitions (also in `docs/results.md`):
-//! - `start_s`: when the connection's first SYN was sent (the scheduled start if it never
-//!   started before the end of the run).
+//! - `start_s`: when the flow's first SYN (or datagram) was sent (the scheduled start if it
+//!   never started before the end of the run).
 //! - `fct_s`: from `start_s` to the arrival of the last data byte at the receiver; empty for
-//!   bulk flows and unfinished ones.
+//!   bulk and persistent flows and for unfinished ones.
 //! - `goodput_bps`: payload bytes delivered in order to the receiver × 8, divided by the time
 //!   from `start_s` to the flow's end (its completion, or the end of the run).
+//! - `max_silence_s`: the longest time the receiver got no new data — from the start to the
+//!   first delivery, between deliveries, and (for flows still running) from the last delivery
+//!   to the end of the run.
 //! - `retransmissions`, `timeouts`: data retransmissions and retransmission-timer expirations
 //!   (SYN timeouts included) at the data sender.
 //! - summary `goodput_bps`: all delivered payload × 8 / simulated time; `drops`: packets lost
-//!   to queues, link losses and failed links (CP cuts excluded: the header arrives);
-//!   `jain_index`: Jain's index of `goodput_bps` over the flows that started.
+//!   to queues, link losses, failed links and missing routes (CP cuts excluded: the header
+//!   arrives); `jain_index`: Jain's index of `goodput_bps` over the TCP flows that started.
 
-use super::Simulation;
+use super::measure::{FairnessSeries, LatencySeries, QueueSeries};
+use super::{Carrier, Simulation};
 use crate::qdisc::Qdisc;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowRow {
     pub flow_id: u32,
     pub group: String,
+    pub protocol: &'static str,
     pub src: String,
     pub dst: String,
     pub size_bytes: Option<u64>,
@@ -30,6 +35,19 @@ pub struct FlowRow {
     pub goodput_bps: f64,
     pub retransmissions: u64,
     pub timeouts: u64,
+    pub max_silence_s: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TransferRow {
+    pub transfer_id: u32,
+    pub flow_id: u32,
+    pub group: String,
+    /// Workload-defined: the round (incast), the page (web), the flow's index (on-off).
+    pub seq: u32,
+    pub size_bytes: u64,
+    pub start_s: f64,
+    pub end_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -59,15 +77,25 @@ pub struct Summary {
     pub flows_completed: u64,
     pub retransmissions: u64,
     pub timeouts: u64,
+    /// Mean of the short-term Jain indices, if fairness slices were measured.
+    pub jain_short_mean: Option<f64>,
 }
+
+/// Queueing-delay histogram rows: (link, lower s, upper s, count).
+pub type QueueDelayRows = Vec<(String, f64, f64, u64)>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Results {
     pub summary: Summary,
     pub flows: Vec<FlowRow>,
+    pub transfers: Vec<TransferRow>,
     pub links: Vec<LinkRow>,
     /// Per-flow TCP state samples, if the scenario asked for them.
     pub timeseries: Option<super::TimeSeries>,
+    pub queues: Option<QueueSeries>,
+    pub fairness: Option<FairnessSeries>,
+    pub latency: Option<LatencySeries>,
+    pub queue_delay: Option<QueueDelayRows>,
 }
 
 /// Jain's fairness index, (Σx)² / (n·Σx²); 1 for an empty or all-zero set.
@@ -80,40 +108,72 @@ pub fn jain_index(xs: &[f64]) -> f64 {
 
 pub(super) fn collect(sim: &Simulation) -> Results {
     let now = sim.now;
+    let group = |g: u32| sim.groups.get(g as usize).cloned().unwrap_or_default();
     let mut flows = Vec::with_capacity(sim.conns.len());
-    let mut started_goodputs = Vec::new();
+    let mut tcp_goodputs = Vec::new();
     let mut delivered_total = 0u64;
     let (mut retx_total, mut to_total) = (0, 0);
     for (i, c) in sim.conns.iter().enumerate() {
-        let snd = &sim.eps[c.sender.idx()].sock;
-        let rcv = &sim.eps[c.receiver.idx()].sock;
-        let delivered = rcv.delivered_bytes();
-        delivered_total += delivered;
         let start = c.started.unwrap_or(c.start_at);
         let end = c.finished.unwrap_or(now);
         let span = end.saturating_sub(start).as_secs_f64();
+        let (delivered, acked, retx, timeouts, protocol) = match c.carrier {
+            Carrier::Tcp { sender, receiver } => {
+                let (snd, rcv) = (&sim.eps[sender.idx()].sock, &sim.eps[receiver.idx()].sock);
+                let st = snd.stats();
+                (rcv.delivered_bytes(), snd.bytes_acked(), st.retransmissions, st.timeouts, "tcp")
+            }
+            Carrier::Udp { delivered_bytes, .. } => (delivered_bytes, delivered_bytes, 0, 0, "udp"),
+        };
+        delivered_total += delivered;
+        retx_total += retx;
+        to_total += timeouts;
         let goodput = if c.started.is_some() && span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 };
-        if c.started.is_some() {
-            started_goodputs.push(goodput);
+        if c.started.is_some() && c.is_tcp() {
+            tcp_goodputs.push(goodput);
         }
-        let st = snd.stats();
-        retx_total += st.retransmissions;
-        to_total += st.timeouts;
+        // Silence: the tail since the last delivery counts for flows still running.
+        let tail = if c.finished.is_none() && c.started.is_some() {
+            now.saturating_sub(c.last_progress)
+        } else {
+            Default::default()
+        };
         flows.push(FlowRow {
             flow_id: i as u32,
-            group: sim.groups.get(c.group as usize).cloned().unwrap_or_default(),
+            group: group(c.group),
+            protocol,
             src: sim.net.host_name(c.src).to_string(),
             dst: sim.net.host_name(c.dst).to_string(),
-            size_bytes: c.size,
+            size_bytes: if c.persistent { Some(c.written) } else { c.size },
             start_s: start.as_secs_f64(),
             fct_s: c.finished.map(|f| (f - start).as_secs_f64()),
-            bytes_acked: snd.bytes_acked(),
+            bytes_acked: acked,
             bytes_delivered: delivered,
             goodput_bps: goodput,
-            retransmissions: st.retransmissions,
-            timeouts: st.timeouts,
+            retransmissions: retx,
+            timeouts,
+            max_silence_s: c.max_silence.max(tail).as_secs_f64(),
         });
     }
+    let transfers = sim
+        .transfers
+        .iter()
+        .enumerate()
+        .map(|(i, t)| TransferRow {
+            transfer_id: i as u32,
+            flow_id: t.conn.0,
+            group: group(sim.conns[t.conn.idx()].group),
+            seq: t.seq,
+            size_bytes: t.bytes,
+            // The first transfer of a connection starts with its first SYN.
+            start_s: sim.conns[t.conn.idx()]
+                .started
+                .filter(|&s| s > t.start)
+                .unwrap_or(t.start)
+                .as_secs_f64(),
+            end_s: t.end.map(|e| e.as_secs_f64()),
+        })
+        .collect();
     let secs = now.as_secs_f64();
     let mut drops_total = sim.counters.no_route_drops;
     let links = sim
@@ -138,19 +198,39 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             }
         })
         .collect();
+    let m = &sim.measure;
+    let fairness = (!m.fairness_series.start_s.is_empty()).then(|| m.fairness_series.clone());
     let summary = Summary {
         sim_seconds: secs,
         events: sim.counters.events,
         packet_hops: sim.counters.packet_hops,
         goodput_bps: if secs > 0.0 { delivered_total as f64 * 8.0 / secs } else { 0.0 },
         drops: drops_total,
-        jain_index: jain_index(&started_goodputs),
+        jain_index: jain_index(&tcp_goodputs),
         flows: sim.conns.len() as u64,
         flows_completed: sim.conns.iter().filter(|c| c.finished.is_some()).count() as u64,
         retransmissions: retx_total,
         timeouts: to_total,
+        jain_short_mean: fairness.as_ref().map(|f| f.jain.iter().sum::<f64>() / f.jain.len() as f64),
     };
-    Results { summary, flows, links, timeseries: sim.flow_sampler.as_ref().map(|f| f.series.clone()) }
+    let queue_delay: QueueDelayRows = m
+        .queue_delays()
+        .flat_map(|(i, h)| {
+            let name = &sim.net.port_names[i];
+            h.buckets().map(move |(lo, hi, n)| (name.clone(), lo as f64 * 1e-12, hi as f64 * 1e-12, n))
+        })
+        .collect();
+    Results {
+        summary,
+        flows,
+        transfers,
+        links,
+        timeseries: sim.flow_sampler.as_ref().map(|f| f.series.clone()),
+        queues: (!m.queue_series.t_s.is_empty()).then(|| m.queue_series.clone()),
+        fairness,
+        latency: (!m.latency_series.t_s.is_empty()).then(|| m.latency_series.clone()),
+        queue_delay: m.queue_delays().next().is_some().then_some(queue_delay),
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,217 @@
+//! pcap capture files that Wireshark and tshark read: nanosecond-resolution pcap
+//! (magic `0xa1b23c4d`), link type 101 (raw IPv4), one record per packet.
+//!
+//! Packets are representations, so the bytes are built here: an IPv4 header (with checksum,
+//! DF/MF, fragment offset), then the transport header — TCP with its options (MSS,
+//! SACK-permitted, SACK blocks, NOP padding) and a correct checksum, or UDP — and a payload of
+//! zeros, cut at `snaplen` (the record keeps the original length). Zeros add nothing to the
+//! Internet checksum, so TCP checksums are right even though the payload is not captured. A
+//! fragment's record carries its own slice of the datagram: the leading fragment the TCP
+//! header, the others payload only.
+//!
+//! Hosts appear as 10.0.0.0 + host id + 1 (host 0 is 10.0.0.1). Sequence numbers start at 0
+//! for the SYN (Wireshark shows them as such, relative or not).
+
+use crate::net::packet::{IPV4_HEADER_BYTES, PROTO_TCP, PROTO_UDP, Packet, TcpFlags};
+use crate::units::{PS_PER_S, SimTime};
+
+const LINKTYPE_RAW: u32 = 101;
+
+/// The IPv4 address of host `id`.
+pub fn host_addr(id: u32) -> [u8; 4] {
+    (0x0a00_0000u32 + id + 1).to_be_bytes()
+}
+
+fn checksum(words: &[u8], initial: u32) -> u16 {
+    let mut sum = initial;
+    for c in words.chunks(2) {
+        let w = if c.len() == 2 { u16::from_be_bytes([c[0], c[1]]) } else { u16::from_be_bytes([c[0], 0]) };
+        sum += w as u32;
+    }
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
+}
+
+/// The transport header of the whole datagram (TCP with options, or UDP).
+fn transport_header(p: &Packet) -> Vec<u8> {
+    let (src, dst) = (host_addr(p.ip.src.0), host_addr(p.ip.dst.0));
+    let datagram_payload = if p.ip.protocol == PROTO_TCP {
+        p.tcp.header_len() + p.tcp.payload_len
+    } else {
+        // Unbound (UDP) packets: everything after the IP header of the whole datagram.
+        p.ip_len() + p.ip.frag_offset as u32 * 8 - IPV4_HEADER_BYTES
+    };
+    let mut pseudo = Vec::with_capacity(12);
+    pseudo.extend_from_slice(&src);
+    pseudo.extend_from_slice(&dst);
+    pseudo.extend_from_slice(&[0, p.ip.protocol]);
+    pseudo.extend_from_slice(&(datagram_payload.min(u16::MAX as u32) as u16).to_be_bytes());
+    let pseudo_sum = pseudo.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).sum::<u32>();
+    if p.ip.protocol == PROTO_UDP {
+        let mut h = vec![0u8; 8];
+        h[0..2].copy_from_slice(&20_000u16.to_be_bytes());
+        h[2..4].copy_from_slice(&9u16.to_be_bytes());
+        h[4..6].copy_from_slice(&(datagram_payload as u16).to_be_bytes());
+        let c = checksum(&h, pseudo_sum);
+        h[6..8].copy_from_slice(&(if c == 0 { 0xffff } else { c }).to_be_bytes());
+        return h;
+    }
+    let t = &p.tcp;
+    let hlen = t.header_len() as usize;
+    let mut h = vec![0u8; hlen];
+    h[0..2].copy_from_slice(&t.src_port.to_be_bytes());
+    h[2..4].copy_from_slice(&t.dst_port.to_be_bytes());
+    h[4..8].copy_from_slice(&(t.seq as u32).to_be_bytes());
+    let ack = if t.flags.has(TcpFlags::ACK) { t.ack as u32 } else { 0 };
+    h[8..12].copy_from_slice(&ack.to_be_bytes());
+    h[12] = ((hlen / 4) as u8) << 4;
+    h[13] = t.flags.0;
+    h[14..16].copy_from_slice(&(t.window.min(u16::MAX as u32) as u16).to_be_bytes());
+    let mut o = 20;
+    if t.mss != 0 {
+        h[o..o + 4].copy_from_slice(&[2, 4, (t.mss >> 8) as u8, t.mss as u8]);
+        o += 4;
+    }
+    if t.sack_permitted {
+        h[o..o + 2].copy_from_slice(&[4, 2]);
+        o += 2;
+    }
+    if !t.sack.is_empty() {
+        h[o..o + 2].copy_from_slice(&[1, 1]); // NOP NOP
+        o += 2;
+        h[o] = 5;
+        h[o + 1] = 2 + 8 * t.sack.len() as u8;
+        o += 2;
+        for b in t.sack.as_slice() {
+            h[o..o + 4].copy_from_slice(&(b.left as u32).to_be_bytes());
+            h[o + 4..o + 8].copy_from_slice(&(b.right as u32).to_be_bytes());
+            o += 8;
+        }
+    }
+    while o < hlen {
+        h[o] = 1; // NOP padding (zero would end the option list; either is valid)
+        o += 1;
+    }
+    let c = checksum(&h, pseudo_sum);
+    h[16..18].copy_from_slice(&c.to_be_bytes());
+    h
+}
+
+/// The captured bytes of one packet (at most `snaplen`) and its original length.
+pub fn packet_bytes(p: &Packet, snaplen: u32) -> (Vec<u8>, u32) {
+    let orig = p.ip_len();
+    let mut ip = [0u8; 20];
+    ip[0] = 0x45;
+    ip[1] = p.ip.tos;
+    ip[2..4].copy_from_slice(&p.ip.total_len.to_be_bytes());
+    ip[4..6].copy_from_slice(&p.ip.id.to_be_bytes());
+    let flags_off =
+        (p.ip.dont_fragment as u16) << 14 | (p.ip.more_fragments as u16) << 13 | (p.ip.frag_offset & 0x1fff);
+    ip[6..8].copy_from_slice(&flags_off.to_be_bytes());
+    ip[8] = p.ip.ttl;
+    ip[9] = p.ip.protocol;
+    ip[12..16].copy_from_slice(&host_addr(p.ip.src.0));
+    ip[16..20].copy_from_slice(&host_addr(p.ip.dst.0));
+    let c = checksum(&ip, 0);
+    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let cap = orig.min(snaplen.max(20)) as usize;
+    let mut out = Vec::with_capacity(cap);
+    out.extend_from_slice(&ip);
+    // This packet's slice of the transport datagram: header bytes where they fall, zeros after.
+    let start = p.ip.frag_offset as usize * 8;
+    let header = transport_header(p);
+    for k in start..start + (cap - 20) {
+        out.push(header.get(k).copied().unwrap_or(0));
+    }
+    (out, orig)
+}
+
+/// A complete pcap file.
+pub fn write<'a>(records: impl Iterator<Item = (SimTime, &'a Packet)>, snaplen: u32) -> Vec<u8> {
+    let mut f = Vec::new();
+    f.extend_from_slice(&0xa1b2_3c4du32.to_le_bytes());
+    f.extend_from_slice(&2u16.to_le_bytes());
+    f.extend_from_slice(&4u16.to_le_bytes());
+    f.extend_from_slice(&0i32.to_le_bytes());
+    f.extend_from_slice(&0u32.to_le_bytes());
+    f.extend_from_slice(&snaplen.to_le_bytes());
+    f.extend_from_slice(&LINKTYPE_RAW.to_le_bytes());
+    for (t, p) in records {
+        let (bytes, orig) = packet_bytes(p, snaplen);
+        let ns = t.0 / 1000;
+        f.extend_from_slice(&((ns / (PS_PER_S / 1000)) as u32).to_le_bytes());
+        f.extend_from_slice(&((ns % (PS_PER_S / 1000)) as u32).to_le_bytes());
+        f.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        f.extend_from_slice(&orig.to_le_bytes());
+        f.extend_from_slice(&bytes);
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::HostId;
+    use crate::net::packet::{SackBlock, TcpSegment};
+
+    fn seg() -> Packet {
+        let mut p = Packet::default();
+        p.ip.src = HostId(0);
+        p.ip.dst = HostId(1);
+        p.ip.protocol = PROTO_TCP;
+        p.ip.ttl = 64;
+        p.tcp = TcpSegment {
+            src_port: 10000,
+            dst_port: 80,
+            seq: 1461,
+            ack: 1,
+            flags: TcpFlags::ACK,
+            window: 65535,
+            payload_len: 1460,
+            ..Default::default()
+        };
+        p.tcp.sack.push(SackBlock { left: 100, right: 200 });
+        p.ip.total_len = (20 + p.tcp.header_len() + 1460) as u16;
+        p
+    }
+
+    /// The checksum of a header including its checksum field is zero (RFC 1071).
+    fn verifies(bytes: &[u8], initial: u32) -> bool {
+        checksum(bytes, initial) == 0
+    }
+
+    #[test]
+    fn ip_and_tcp_checksums_verify() {
+        let p = seg();
+        let (bytes, orig) = packet_bytes(&p, 65535);
+        assert_eq!(orig, p.ip_len());
+        assert_eq!(bytes.len(), orig as usize);
+        assert!(verifies(&bytes[..20], 0));
+        let tcp = &bytes[20..];
+        let mut pseudo = Vec::new();
+        pseudo.extend_from_slice(&bytes[12..20]);
+        pseudo.extend_from_slice(&[0, 6]);
+        pseudo.extend_from_slice(&(tcp.len() as u16).to_be_bytes());
+        let ps = pseudo.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).sum::<u32>();
+        assert!(verifies(tcp, ps));
+        assert_eq!(u32::from_be_bytes(tcp[4..8].try_into().unwrap()), 1461);
+        assert_eq!(tcp[12] >> 4, 8, "32-byte header: 20 + NOP NOP + SACK(10)");
+        assert_eq!(&tcp[22..24], &[5, 10]);
+    }
+
+    #[test]
+    fn snaplen_cuts_the_payload_and_fragments_get_their_slice() {
+        let p = seg();
+        let (cut, _) = packet_bytes(&p, 64);
+        assert_eq!(cut.len(), 64);
+        let mut frag = p;
+        frag.ip.frag_offset = 100; // 800 bytes into the datagram: payload only
+        frag.ip.total_len = 100;
+        let (b, orig) = packet_bytes(&frag, 65535);
+        assert_eq!(orig, 100);
+        assert!(b[20..].iter().all(|&x| x == 0));
+        assert_eq!(u16::from_be_bytes([b[6], b[7]]) & 0x1fff, 100);
+    }
+}

@@ -1,0 +1,325 @@
+//! RED: Random Early Detection (Floyd & Jacobson, "Random Early Detection Gateways for
+//! Congestion Avoidance", IEEE/ACM ToN 1993), with gentle mode (Floyd, 2000) and ECN marking
+//! (RFC 3168 §7).
+//!
+//! On every arrival the average queue is updated, `avg ← (1 − w_q)·avg + w_q·q`; after an idle
+//! period the average decays as if `m` small packets had been sent, `avg ← (1 − w_q)^m · avg`,
+//! with m = idle time / the transmission time of a typical packet (§11 of the paper). Then:
+//! - `avg < min_th`: enqueue;
+//! - `min_th ≤ avg < max_th`: p_b = max_p·(avg − min_th)/(max_th − min_th), and with uniform
+//!   spacing (the paper's "count") p_a = p_b / (1 − count·p_b); the arrival is dropped — or,
+//!   if it is ECN-capable and `ecn` is on, marked CE — with probability p_a;
+//! - `max_th ≤ avg < 2·max_th` in gentle mode: p_b rises linearly from max_p to 1;
+//! - above that (or above max_th without gentle mode): drop every arrival (marking is not
+//!   allowed there, RFC 3168 §7: a persistently full queue must drop).
+//!
+//! A hard `limit` still applies (tail drop).
+//!
+//! Parameters and defaults (ns-2's RED defaults, which most papers used): `min_th` 5 packets,
+//! `max_th` 15 packets (3 × min_th, as Floyd recommends), `max_p` 0.1, `w_q` 0.002, gentle on,
+//! ECN off. Thresholds and `limit` in packets or bytes (byte mode compares bytes).
+//!
+//! Counters: early drops (`Early`), ECN marks, overflow drops.
+
+use std::collections::VecDeque;
+
+use super::{DropCause, Qdisc, QdiscStats, Verdict};
+use crate::ids::PacketId;
+use crate::net::packet::{Ecn, PacketPool};
+use crate::rng::SimRng;
+use crate::units::{SimTime, Size};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedParams {
+    pub limit: Size,
+    pub min_th: Size,
+    pub max_th: Size,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub ecn: bool,
+}
+
+impl RedParams {
+    /// ns-2's defaults for everything but the hard limit.
+    pub fn with_limit(limit: Size) -> RedParams {
+        RedParams {
+            limit,
+            min_th: Size::Packets(5),
+            max_th: Size::Packets(15),
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: true,
+            ecn: false,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Red {
+    p: RedParams,
+    fifo: VecDeque<PacketId>,
+    bytes: u64,
+    avg: f64,
+    /// Arrivals since the last drop/mark while in the early-drop region (-1: none yet).
+    count: i64,
+    /// When the queue went idle (None while busy).
+    idle_since: Option<SimTime>,
+    /// Transmission time of a typical (1500-byte) packet, for the idle decay.
+    typical_tx: SimTime,
+    rng: SimRng,
+    stats: QdiscStats,
+}
+
+fn amount(s: Size) -> f64 {
+    match s {
+        Size::Packets(n) | Size::Bytes(n) => n as f64,
+    }
+}
+
+impl Red {
+    pub fn new(p: RedParams, rng: SimRng, typical_tx: SimTime) -> Red {
+        Red {
+            p,
+            fifo: VecDeque::new(),
+            bytes: 0,
+            avg: 0.0,
+            count: -1,
+            idle_since: Some(SimTime::ZERO),
+            typical_tx,
+            rng,
+            stats: QdiscStats::default(),
+        }
+    }
+
+    /// The current average queue (packets or bytes, as the thresholds).
+    pub fn avg(&self) -> f64 {
+        self.avg
+    }
+
+    fn instantaneous(&self) -> f64 {
+        match self.p.min_th {
+            Size::Packets(_) => self.fifo.len() as f64,
+            Size::Bytes(_) => self.bytes as f64,
+        }
+    }
+
+    fn update_avg(&mut self, now: SimTime) {
+        if let Some(t) = self.idle_since.take() {
+            let m = (now - t).0 as f64 / self.typical_tx.0.max(1) as f64;
+            self.avg *= libm::pow(1.0 - self.p.w_q, m);
+        } else {
+            self.avg = (1.0 - self.p.w_q) * self.avg + self.p.w_q * self.instantaneous();
+        }
+    }
+
+    /// The early drop/mark probability p_b for the current average (None: above the region
+    /// where marking is allowed — drop).
+    pub fn p_b(&self) -> Option<f64> {
+        let (min, max) = (amount(self.p.min_th), amount(self.p.max_th));
+        let avg = self.avg;
+        if avg < min {
+            Some(0.0)
+        } else if avg < max {
+            Some(self.p.max_p * (avg - min) / (max - min))
+        } else if self.p.gentle && avg < 2.0 * max {
+            Some(self.p.max_p + (1.0 - self.p.max_p) * (avg - max) / max)
+        } else {
+            None
+        }
+    }
+
+    fn full(&self, len: u64) -> bool {
+        match self.p.limit {
+            Size::Packets(n) => self.fifo.len() as u64 + 1 > n,
+            Size::Bytes(b) => self.bytes + len > b,
+        }
+    }
+}
+
+impl Qdisc for Red {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Verdict {
+        self.update_avg(now);
+        let len = pool.get(pkt).ip_len() as u64;
+        let early = match self.p_b() {
+            Some(pb) if pb <= 0.0 => {
+                self.count = -1;
+                false
+            }
+            Some(pb) => {
+                self.count += 1;
+                let pa =
+                    if self.count as f64 * pb >= 1.0 { 1.0 } else { pb / (1.0 - self.count as f64 * pb) };
+                if self.rng.bernoulli(pa) {
+                    self.count = 0;
+                    true
+                } else {
+                    false
+                }
+            }
+            None => {
+                self.count = 0;
+                self.stats.count_drop(DropCause::Early);
+                return Verdict::Dropped(pkt, DropCause::Early);
+            }
+        };
+        if early {
+            let p = pool.get_mut(pkt);
+            if self.p.ecn && p.ip.ecn().is_ect() {
+                p.ip.set_ecn(Ecn::Ce);
+                self.stats.ecn_marks += 1;
+            } else {
+                self.stats.count_drop(DropCause::Early);
+                return Verdict::Dropped(pkt, DropCause::Early);
+            }
+        }
+        if self.full(len) {
+            self.stats.count_drop(DropCause::Overflow);
+            return Verdict::Dropped(pkt, DropCause::Overflow);
+        }
+        pool.get_mut(pkt).meta.enqueued_at = now;
+        self.fifo.push_back(pkt);
+        self.bytes += len;
+        self.stats.enqueued += 1;
+        self.stats.note_occupancy(self.fifo.len(), self.bytes);
+        Verdict::Enqueued
+    }
+
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        pool: &mut PacketPool,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Option<PacketId> {
+        let pkt = self.fifo.pop_front()?;
+        self.bytes -= pool.get(pkt).ip_len() as u64;
+        self.stats.dequeued += 1;
+        if self.fifo.is_empty() {
+            self.idle_since = Some(now);
+        }
+        Some(pkt)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::Packet;
+    use crate::rng::StreamId;
+
+    fn pkt(pool: &mut PacketPool, ecn: Ecn) -> PacketId {
+        let mut p = Packet::default();
+        p.ip.total_len = 1500;
+        p.ip.set_ecn(ecn);
+        pool.alloc(p)
+    }
+
+    /// With w_q = 1 the average is the instantaneous queue: hold the queue at `q` packets and
+    /// offer many arrivals; the fraction dropped follows the RED curve through Floyd's count
+    /// rule, p_a = p_b/(1 − count·p_b): the number X of arrivals from one drop to the next has
+    /// P(X ≥ k) = (1 − k·p_b)/(1 − p_b) (a telescoping product), so the fraction is 1/E[X].
+    fn expected_fraction(pb: f64) -> f64 {
+        if pb == 0.0 {
+            return 0.0;
+        }
+        let mean_gap: f64 =
+            (1..).map(|k| (1.0 - k as f64 * pb) / (1.0 - pb)).take_while(|&x| x > 0.0).sum::<f64>().max(1.0);
+        1.0 / mean_gap
+    }
+
+    fn drop_fraction(q: usize, gentle: bool) -> (f64, Option<f64>) {
+        let mut pool = PacketPool::new();
+        let params = RedParams { w_q: 1.0, gentle, ..RedParams::with_limit(Size::Packets(1000)) };
+        let mut red = Red::new(params, SimRng::new(1, StreamId::Qdisc(0)), SimTime::from_us(12));
+        let mut drops = Vec::new();
+        for _ in 0..q {
+            let id = pkt(&mut pool, Ecn::NotEct);
+            red.fifo.push_back(id);
+            red.bytes += 1500;
+        }
+        red.idle_since = None;
+        let n = 200_000;
+        let mut dropped = 0;
+        for _ in 0..n {
+            let id = pkt(&mut pool, Ecn::NotEct);
+            match red.enqueue(SimTime(1), id, &mut pool, &mut drops) {
+                Verdict::Dropped(p, _) => {
+                    dropped += 1;
+                    pool.free(p);
+                }
+                _ => {
+                    // Keep the queue length constant: take one out.
+                    let out = red.dequeue(SimTime(1), &mut pool, &mut drops).unwrap();
+                    pool.free(out);
+                    red.idle_since = None;
+                }
+            }
+        }
+        (dropped as f64 / n as f64, red.p_b())
+    }
+
+    #[test]
+    fn drop_probability_follows_the_red_curve() {
+        for q in [4usize, 7, 10, 13] {
+            let (f, pb) = drop_fraction(q, false);
+            let pb = pb.unwrap();
+            let expect = expected_fraction(pb);
+            assert!((f - expect).abs() < 0.01 + 0.05 * expect, "q={q}: {f} vs {expect} (p_b {pb})");
+        }
+        // Above max_th without gentle mode: everything dropped.
+        assert_eq!(drop_fraction(16, false).0, 1.0);
+        // Gentle: between max_th and 2·max_th p_b rises from max_p to 1 (avg 20 → p_b = 0.4).
+        let (f, pb) = drop_fraction(20, true);
+        assert!((pb.unwrap() - 0.4).abs() < 1e-9);
+        let expect = expected_fraction(0.4);
+        assert!((expect - 0.75).abs() < 1e-12);
+        assert!((f - expect).abs() < 0.02, "{f} vs {expect}");
+        assert_eq!(drop_fraction(31, true).0, 1.0);
+    }
+
+    #[test]
+    fn ecn_capable_arrivals_are_marked_instead_of_dropped() {
+        let mut pool = PacketPool::new();
+        let params = RedParams { w_q: 1.0, ecn: true, ..RedParams::with_limit(Size::Packets(1000)) };
+        let mut red = Red::new(params, SimRng::new(1, StreamId::Qdisc(0)), SimTime::from_us(12));
+        for _ in 0..12 {
+            let id = pkt(&mut pool, Ecn::Ect0);
+            red.enqueue(SimTime(0), id, &mut pool, &mut Vec::new());
+        }
+        let (marks, drops) = (red.stats().ecn_marks, red.stats().drops[DropCause::Early as usize]);
+        assert!(marks > 0);
+        assert_eq!(drops, 0);
+    }
+
+    #[test]
+    fn average_decays_while_idle() {
+        let mut pool = PacketPool::new();
+        let mut red = Red::new(
+            RedParams::with_limit(Size::Packets(100)),
+            SimRng::new(1, StreamId::Qdisc(0)),
+            SimTime::from_us(12),
+        );
+        red.avg = 10.0;
+        red.idle_since = Some(SimTime::ZERO);
+        // 500 typical packet times idle: avg × 0.998^500 ≈ 3.67.
+        let id = pkt(&mut pool, Ecn::NotEct);
+        red.enqueue(SimTime::from_us(6000), id, &mut pool, &mut Vec::new());
+        assert!((red.avg() - 10.0 * 0.998f64.powi(500)).abs() < 1e-6, "{}", red.avg());
+    }
+}
