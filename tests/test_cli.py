@@ -135,7 +135,7 @@ def test_time_series_is_written_when_asked(tmp_path: Path):
     out = tmp_path / "out"
     routerlab("run", str(sc), "--out", str(out), check=True)
     ts = pq.read_table(out / "timeseries.parquet").to_pydict()
-    assert len(ts["t_s"]) == 2 * 29, "samples at 0.1 … 2.9 s for two flows"
+    assert len(ts["t_s"]) == 2 * 30, "samples at 0.1 … 3.0 s for two flows"
     assert set(ts["flow_id"]) == {0, 7}
     assert set(ts["state"]) <= {
         "idle",
@@ -255,3 +255,74 @@ def test_interrupt_leaves_no_result_and_exits_nonzero(tmp_path: Path, sig):
     assert "interrupted" in err
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [long], "no temporary directory left behind"
+
+
+def test_pcap_capture_reads_back_with_the_right_packets_and_tcp_fields(tmp_path: Path):
+    from pcapreader import checksum, read
+
+    sc = tmp_path / "cap.toml"
+    sc.write_text(
+        """
+[run]
+duration = "500ms"
+[topology]
+kind = "dumbbell"
+pairs = 1
+access = { rate = "1Gbps", delay = "100us", mtu = 9000 }
+bottleneck = { rate = "100Mbps", delay = "2ms", queue = { kind = "droptail", limit = "20pkts" } }
+[[workload]]
+kind = "fixed"
+size = "200KB"
+[[workload]]
+kind = "cbr"
+src = "s0"
+dst = "r0"
+rate = "2Mbps"
+packet_size = "3000B"
+[output]
+pcap = ["left->right"]
+pcap_snaplen = 96
+"""
+    )
+    out = tmp_path / "out"
+    routerlab("run", str(sc), "--out", str(out), check=True)
+    header, recs = read(out / "pcap" / "left_to_right.pcap")
+    assert header["linktype"] == 101 and header["nanosecond"] and header["snaplen"] == 96
+    links = pq.read_table(out / "links.parquet").to_pydict()
+    sent = links["tx_packets"][links["link"].index("left->right")]
+    assert len(recs) == sent, "every packet that left the port, once"
+    assert all(r.ip["version"] == 4 and r.ip["header_ok"] for r in recs)
+    assert all(len(r.data) <= 96 and r.orig_len == r.ip["total_len"] for r in recs)
+    assert [r.t for r in recs] == sorted(r.t for r in recs)
+    tcp = [r for r in recs if r.tcp is not None]
+    syn = tcp[0]
+    assert syn.tcp["flags"] & 0x02 and not syn.tcp["flags"] & 0x10, "the SYN comes first"
+    assert syn.tcp["seq"] == 0 and syn.tcp["options"] == {"mss": 1460, "sack_permitted": True}
+    assert (syn.ip["src"], syn.ip["dst"]) == ("10.0.0.1", "10.0.0.2")
+    data = [r for r in tcp if r.tcp["payload_len"] > 0]
+    assert sum(r.tcp["payload_len"] for r in data) >= 200_000
+    assert data[0].tcp["seq"] == 1 and data[1].tcp["seq"] == 1461
+    # TCP checksums verify over the pseudo-header (the zero payload adds nothing to the sum).
+    r = data[0]
+    seg_len = r.ip["total_len"] - 20
+    pseudo = bytes(r.data[12:20]) + b"\0\x06" + seg_len.to_bytes(2, "big")
+    psum = sum(int.from_bytes(pseudo[i : i + 2], "big") for i in range(0, 12, 2))
+    assert checksum(bytes(r.data[20 : 20 + r.tcp["header_len"]]), psum) == 0
+    # The 3000-byte UDP datagrams crossed the 1500-byte MTU as fragments.
+    frags = [r for r in recs if r.ip["proto"] == 17]
+    assert frags and all(r.ip["total_len"] <= 1500 for r in frags)
+    first = [r for r in frags if r.ip["frag_offset"] == 0]
+    assert all(r.ip["mf"] for r in first)
+    assert {r.ip["frag_offset"] for r in frags} == {0, 185, 370}
+
+
+def test_csv_flow_list_relative_to_the_scenario(tmp_path: Path):
+    (tmp_path / "flows.csv").write_text("src,dst,start_s,size_bytes\ns0,r1,0.1,5000\ns2,r3,0.2,\n")
+    sc = tmp_path / "csv.toml"
+    sc.write_text(SMALL + '\n[[workload]]\nkind = "csv"\nname = "listed"\nfile = "flows.csv"\n')
+    out = tmp_path / "out"
+    routerlab("run", str(sc), "--out", str(out), check=True, cwd="/")
+    flows = pq.read_table(out / "flows.parquet").to_pydict()
+    listed = [i for i, g in enumerate(flows["group"]) if g == "listed"]
+    assert [flows["src"][i] for i in listed] == ["s0", "s2"]
+    assert [flows["size_bytes"][i] for i in listed] == [5000, None]

@@ -114,7 +114,9 @@ def simulate(
         "events_per_s": run.events / wall if wall > 0 else 0.0,
         "packet_hops_per_s": run.packet_hops / wall if wall > 0 else 0.0,
     }
-    extra = {name: table(res[name], schema) for name, schema in OPTIONAL_TABLES.items() if name in res}
+    extra = {
+        name: table(res[name], schema) for name, schema in OPTIONAL_TABLES.items() if name in res
+    }
     return RunResult(
         summary=summary,
         flows=table(res["flows"], FLOW_SCHEMA),

@@ -126,13 +126,16 @@ kind = "bulk"
 fn cubic_reaches_a_high_bdp_paths_capacity_much_faster_than_newreno() {
     let cubic = utilization_per_second(&high_bdp("cubic"), 60);
     let reno = utilization_per_second(&high_bdp("newreno"), 60);
+    // RFC 9438 arithmetic: leaving slow start with W_max ≈ 700 segments, CUBIC is back at W_max
+    // after K = ∛(700·0.3/0.4) ≈ 8 s and needs ∛((1837 − 700)/0.4) ≈ 14 s more of convex growth
+    // to fill pipe + buffer (1837 segments): about 22 s. NewReno climbs one segment per RTT.
     let first_full = |u: &[f64]| u.iter().position(|&x| x >= 0.9);
     let c = first_full(&cubic).expect("CUBIC reaches 90 %");
-    assert!(c <= 20, "CUBIC first reaches 90 % at {c} s");
+    assert!((15..=27).contains(&c), "CUBIC first reaches 90 % at {c} s");
     assert_eq!(first_full(&reno), None, "NewReno stays below 90 % for a minute: {reno:?}");
-    let (mc, mr) = (mean(&cubic[20..]), mean(&reno[20..]));
-    assert!(mc >= 0.85, "CUBIC 20–60 s utilization {mc}");
-    assert!(mr <= 0.5, "NewReno 20–60 s utilization {mr}");
+    let (mc, mr) = (mean(&cubic[30..]), mean(&reno[30..]));
+    assert!(mc >= 0.85, "CUBIC 30–60 s utilization {mc}");
+    assert!(mr <= 0.5, "NewReno 30–60 s utilization {mr}");
 }
 
 /// One CUBIC and one NewReno flow over a path whose forward direction drops packets at random
@@ -250,7 +253,7 @@ timeseries_flows = [1]
     let mut sim = Simulation::new(&spec(text));
     sim.run();
     let ts = sim.results().timeseries.unwrap();
-    assert_eq!(ts.t_s.len(), 99, "samples at 10, 20, … 990 ms");
+    assert_eq!(ts.t_s.len(), 100, "samples at 10, 20, … 1000 ms (the end of the run included)");
     assert!(ts.flow_id.iter().all(|&f| f == 1));
     assert!((ts.t_s[0] - 0.01).abs() < 1e-12);
     // The rate column integrates to what the sender sent.

@@ -48,6 +48,12 @@ impl EventQueue {
         self.heap.first().map(|e| SimTime((e.key >> 64) as u64))
     }
 
+    /// The earliest event and its time, if any.
+    #[inline]
+    pub fn peek(&self) -> Option<(SimTime, &Event)> {
+        self.heap.first().map(|e| (SimTime((e.key >> 64) as u64), &e.event))
+    }
+
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {

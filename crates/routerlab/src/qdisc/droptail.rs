@@ -111,6 +111,18 @@ impl Qdisc for DropTail {
     fn stats(&self) -> &QdiscStats {
         &self.stats
     }
+    fn capacity_packets(&self) -> Option<usize> {
+        Some(match self.params.limit {
+            Size::Packets(n) => n as usize,
+            Size::Bytes(b) => (b / 1500) as usize,
+        })
+    }
+    fn room_packets(&self) -> Option<usize> {
+        Some(match self.params.limit {
+            Size::Packets(n) => (n as usize).saturating_sub(self.fifo.len()),
+            Size::Bytes(b) => (b.saturating_sub(self.bytes) / 1500) as usize,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -161,6 +161,15 @@ pub trait Qdisc {
     fn len_packets(&self) -> usize;
     fn len_bytes(&self) -> u64;
     fn stats(&self) -> &QdiscStats;
+    /// How many more full-sized packets the queue would accept now, if it can tell (used for a
+    /// host's backpressure on its own sockets). None: no fixed room.
+    fn room_packets(&self) -> Option<usize> {
+        None
+    }
+    /// The queue's capacity in full-sized packets, if fixed.
+    fn capacity_packets(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Every built-in qdisc, dispatched statically; `Custom` holds a user's own (see
@@ -215,6 +224,12 @@ impl Qdisc for AnyQdisc {
     }
     fn stats(&self) -> &QdiscStats {
         dispatch!(self, q => q.stats())
+    }
+    fn room_packets(&self) -> Option<usize> {
+        dispatch!(self, q => q.room_packets())
+    }
+    fn capacity_packets(&self) -> Option<usize> {
+        dispatch!(self, q => q.capacity_packets())
     }
 }
 

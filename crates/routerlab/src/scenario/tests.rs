@@ -154,3 +154,214 @@ fn several_problems_are_reported_together() {
     let src = GOOD.replace("dst = \"r3\"", "dst = \"r9\"").replace("flows = 4", "flows = 0");
     assert_eq!(errors(&src).len(), 2, "{:?}", errors(&src));
 }
+
+const EXPLICIT: &str = r#"
+[run]
+duration = "1s"
+[topology]
+kind = "explicit"
+node = [
+  { name = "h1", kind = "host" }, { name = "h2", kind = "host" }, { name = "h3", kind = "host" },
+  { name = "sw", kind = "switch" }, { name = "island", kind = "switch" },
+]
+link = [
+  { between = ["h1", "sw"], rate = "1Gbps", delay = "1us" },
+  { between = ["h2", "sw"], rate = "1Gbps", delay = "1us" },
+  { between = ["h3", "island"], rate = "1Gbps", delay = "1us" },
+]
+[[workload]]
+kind = "bulk"
+src = "h1"
+dst = "h2"
+"#;
+
+#[test]
+fn explicit_topology_builds() {
+    let (_, spec) = Scenario::load(EXPLICIT).unwrap();
+    assert_eq!(spec.topology.nodes.len(), 5);
+    assert_eq!(spec.flows.len(), 1);
+}
+
+#[test]
+fn explicit_topology_problems_have_paths() {
+    let dup = EXPLICIT.replace(r#"{ name = "h3", kind = "host" }"#, r#"{ name = "h2", kind = "host" }"#);
+    assert!(
+        errors(&dup)
+            .iter()
+            .any(|e| e.starts_with("topology.node[2].name: \"h2\" is already the name of node[1]")),
+        "{:?}",
+        errors(&dup)
+    );
+    let nowhere = EXPLICIT.replace(r#"["h3", "island"]"#, r#"["h3", "atlantis"]"#);
+    assert!(
+        errors(&nowhere)
+            .iter()
+            .any(|e| e.starts_with("topology.link[2].between[1]: no node is named \"atlantis\"")),
+        "{:?}",
+        errors(&nowhere)
+    );
+    let two_links = EXPLICIT.replace(r#"["h3", "island"]"#, r#"["h1", "island"]"#);
+    assert!(
+        errors(&two_links).iter().any(|e| e.starts_with("topology.node[0]: host \"h1\" has 2 links")),
+        "{:?}",
+        errors(&two_links)
+    );
+    let disconnected = EXPLICIT.replace("dst = \"h2\"", "dst = \"h3\"");
+    assert!(
+        errors(&disconnected)
+            .iter()
+            .any(|e| e.starts_with("workload[0]: no path from h1 to h3 (the topology is disconnected)")),
+        "{:?}",
+        errors(&disconnected)
+    );
+    let no_pairs = EXPLICIT.replace("src = \"h1\"\ndst = \"h2\"\n", "");
+    assert!(
+        errors(&no_pairs)
+            .iter()
+            .any(|e| e.starts_with("workload[0].src: missing (this topology has no default pairs")),
+        "{:?}",
+        errors(&no_pairs)
+    );
+    let self_link = EXPLICIT.replace(r#"["h3", "island"]"#, r#"["sw", "sw"]"#);
+    assert!(
+        errors(&self_link)
+            .iter()
+            .any(|e| e.starts_with("topology.link[2].between: a link from \"sw\" to itself"))
+    );
+}
+
+#[test]
+fn output_link_and_event_names_are_checked() {
+    let bad_link = format!("{GOOD}\n[output]\nqueues = \"1ms\"\nqueue_links = [\"left->middle\"]\n");
+    assert!(
+        first_error(&bad_link).starts_with("output.queue_links[0]: no link is named \"left->middle\""),
+        "{}",
+        first_error(&bad_link)
+    );
+    let bad_pcap = format!("{GOOD}\n[output]\npcap = [\"nowhere\"]\n");
+    assert!(first_error(&bad_pcap).starts_with("output.pcap[0]: no link is named \"nowhere\""));
+    let no_link =
+        format!("{GOOD}\n[[link_event]]\nat = \"1s\"\nbetween = [\"s0\", \"right\"]\nstate = \"down\"\n");
+    assert!(
+        first_error(&no_link)
+            .starts_with("link_event[0].between: there is no link between \"s0\" and \"right\""),
+        "{}",
+        first_error(&no_link)
+    );
+    let bad_state = format!(
+        "{GOOD}\n[[link_event]]\nat = \"1s\"\nbetween = [\"left\", \"right\"]\nstate = \"sideways\"\n"
+    );
+    assert!(
+        first_error(&bad_state).starts_with("link_event[0].state: unknown variant `sideways`"),
+        "{}",
+        first_error(&bad_state)
+    );
+    let probe = format!("{GOOD}\n[output]\nlatency = [{{ from = \"left\", to = \"nowhere\" }}]\n");
+    assert!(
+        first_error(&probe).starts_with("output.latency[0].to: no node is named \"nowhere\""),
+        "{}",
+        first_error(&probe)
+    );
+}
+
+#[test]
+fn queue_parameters_are_checked() {
+    let red = GOOD.replace(
+        r#"{ kind = "droptail", limit = "100pkts" }"#,
+        r#"{ kind = "red", limit = "100pkts", min_th = "30pkts", max_th = "20pkts" }"#,
+    );
+    assert!(
+        first_error(&red)
+            .starts_with("topology.bottleneck.queue.min_th: 30pkts is not below max_th (20pkts)"),
+        "{}",
+        first_error(&red)
+    );
+    let mixed = GOOD.replace(
+        r#"{ kind = "droptail", limit = "100pkts" }"#,
+        r#"{ kind = "red", limit = "100pkts", min_th = "30pkts", max_th = "90KB" }"#,
+    );
+    assert!(
+        first_error(&mixed)
+            .starts_with("topology.bottleneck.queue.max_th: must be in the same unit as min_th")
+    );
+    let p = GOOD.replace(
+        r#"{ kind = "droptail", limit = "100pkts" }"#,
+        r#"{ kind = "red", limit = "100pkts", max_p = 1.5 }"#,
+    );
+    assert!(first_error(&p).starts_with("topology.bottleneck.queue.max_p: 1.5 is not a probability"));
+    let fq =
+        GOOD.replace(r#"{ kind = "droptail", limit = "100pkts" }"#, r#"{ kind = "fq_codel", flows = 0 }"#);
+    assert!(first_error(&fq).starts_with("topology.bottleneck.queue.flows: must be at least 1"));
+    let mtu = GOOD.replace(
+        r#"access = { rate = "1Gbps", delay = "1ms" }"#,
+        r#"access = { rate = "1Gbps", delay = "1ms", mtu = 20 }"#,
+    );
+    assert!(first_error(&mtu).starts_with("topology.access.mtu: 20 is not a possible MTU"));
+}
+
+#[test]
+fn workload_distributions_and_kinds_are_checked() {
+    let base = GOOD.replace(
+        "kind = \"fixed\"\nsize = \"64KB\"",
+        "kind = \"on_off\"\nsize = { dist = \"pareto\", mean = \"100KB\", shape = 0.9 }\noff = \"1s\"",
+    );
+    assert!(
+        first_error(&base).starts_with("workload[1].size.shape: 0.9: must be above 1"),
+        "{}",
+        first_error(&base)
+    );
+    let unknown = GOOD.replace(
+        "kind = \"fixed\"\nsize = \"64KB\"",
+        "kind = \"on_off\"\nsize = { dist = \"zipf\" }\noff = \"1s\"",
+    );
+    assert!(
+        first_error(&unknown).starts_with("workload[1].size.dist: unknown distribution \"zipf\""),
+        "{}",
+        first_error(&unknown)
+    );
+    let extra = GOOD.replace(
+        "kind = \"fixed\"\nsize = \"64KB\"",
+        "kind = \"on_off\"\nsize = { dist = \"exponential\", mean = \"1KB\", shape = 2 }\noff = \"1s\"",
+    );
+    assert!(
+        first_error(&extra).starts_with("workload[1].size.shape: unknown key"),
+        "{}",
+        first_error(&extra)
+    );
+    let unitless =
+        GOOD.replace("kind = \"fixed\"\nsize = \"64KB\"", "kind = \"on_off\"\nsize = \"1KB\"\noff = 5");
+    assert!(
+        first_error(&unitless).starts_with("workload[1].off: 5 has no unit"),
+        "{}",
+        first_error(&unitless)
+    );
+    let cbr = format!("{GOOD}\n[[workload]]\nkind = \"cbr\"\nsrc = \"s0\"\ndst = \"r7\"\nrate = \"1Mbps\"\n");
+    assert!(first_error(&cbr).starts_with("workload[2].dst: unknown host \"r7\""), "{}", first_error(&cbr));
+    let csv = format!("{GOOD}\n[[workload]]\nkind = \"csv\"\nfile = \"/nonexistent/flows.csv\"\n");
+    assert!(
+        first_error(&csv).starts_with("workload[2].file: cannot read \"/nonexistent/flows.csv\""),
+        "{}",
+        first_error(&csv)
+    );
+}
+
+#[test]
+fn csv_flows_are_read_and_checked_line_by_line() {
+    let dir = std::env::temp_dir().join(format!("routerlab-csv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("flows.csv"), "src,dst,start_s,size_bytes\ns0,r1,0.5,10000\ns1,r2,1.25,\n")
+        .unwrap();
+    let text = format!("{GOOD}\n[[workload]]\nkind = \"csv\"\nfile = \"flows.csv\"\n");
+    let mut sc = Scenario::parse(&text).unwrap();
+    sc.base_dir = Some(dir.clone());
+    let spec = sc.to_spec().unwrap();
+    let csv: Vec<_> = spec.flows.iter().filter(|f| f.group == 2).collect();
+    assert_eq!(csv.len(), 2);
+    assert_eq!(csv[0].size, Some(10_000));
+    assert_eq!(csv[1].size, None);
+    assert_eq!(csv[1].start, crate::units::SimTime::from_ms(1250));
+    std::fs::write(dir.join("flows.csv"), "src,dst,start_s,size_bytes\ns0,r9,0.5,10000\n").unwrap();
+    let e = sc.to_spec().unwrap_err();
+    assert!(e[0].to_string().contains("flows.csv line 2: unknown host \"r9\""), "{e:?}");
+    std::fs::remove_dir_all(dir).ok();
+}

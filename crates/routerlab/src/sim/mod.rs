@@ -38,7 +38,7 @@ use crate::net::packet::{
     IPV4_HEADER_BYTES, Ipv4Header, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool, UDP_HEADER_BYTES,
 };
 use crate::net::{Network, NodeKind, TopologySpec};
-use crate::qdisc::DropCause;
+use crate::qdisc::{DropCause, Qdisc};
 use crate::rng::{SimRng, StreamId, splitmix64};
 use crate::tcp::{Outgoing, TcpSocket};
 use crate::units::SimTime;
@@ -96,6 +96,8 @@ struct Endpoint {
     peer: EpId,
     /// Earliest pending timer event, if any.
     timer_at: Option<SimTime>,
+    /// Waiting for room in its host's NIC queue.
+    blocked: bool,
 }
 
 /// How a flow is carried.
@@ -168,6 +170,8 @@ pub struct Transfer {
 struct HostState {
     shims: ShimChain,
     reassembly: Reassembler,
+    /// Endpoints waiting for room in the NIC queue.
+    blocked: Vec<EpId>,
 }
 
 /// A dynamic workload and its random stream.
@@ -214,6 +218,7 @@ impl Simulation {
             .map(|_| HostState {
                 shims: ShimChain::default(),
                 reassembly: Reassembler::new(spec.reassembly_timeout),
+                blocked: Vec::new(),
             })
             .collect();
         let measure = Measurements::new(&spec.output.measure, &net, spec.seed);
@@ -259,12 +264,12 @@ impl Simulation {
                 None => (0..sim.conns.len() as u32).map(ConnId).collect(),
             };
             sim.flow_sampler = Some(FlowSampler::new(interval, flows));
-            if interval < sim.end {
+            if interval <= sim.end {
                 sim.events.push(interval, Event::Sample(SAMPLE_FLOWS));
             }
         }
         for (index, at) in sim.measure.first_samples() {
-            if at < sim.end {
+            if at <= sim.end {
                 sim.events.push(at, Event::Sample(index));
             }
         }
@@ -285,7 +290,7 @@ impl Simulation {
             Opener::Receiver => snd.listen(),
         }
         for (sock, host, peer_host, peer) in [(snd, f.src, f.dst, receiver), (rcv, f.dst, f.src, sender)] {
-            self.eps.push(Endpoint { sock, host, peer_host, conn: c, peer, timer_at: None });
+            self.eps.push(Endpoint { sock, host, peer_host, conn: c, peer, timer_at: None, blocked: false });
         }
         let hash = flow_hash(f.src, f.dst, sport, dport, PROTO_TCP);
         self.conns.push(Connection {
@@ -355,6 +360,18 @@ impl Simulation {
         self.hosts[host.idx()].shims.push(shim);
     }
 
+    /// Replace a port's queue discipline (before the run starts).
+    pub fn set_qdisc(&mut self, port: PortId, qdisc: crate::qdisc::AnyQdisc) {
+        self.net.ports[port.idx()].qdisc = qdisc;
+    }
+
+    /// Replace the congestion controller of a TCP connection's sender (before it starts).
+    pub fn set_congestion_control(&mut self, c: ConnId, cc: crate::tcp::cc::AnyCc) {
+        if let Carrier::Tcp { sender, .. } = self.conns[c.idx()].carrier {
+            self.eps[sender.idx()].sock.set_cc(cc);
+        }
+    }
+
     /// Replace a node's forwarding policy with a custom one.
     pub fn set_forwarding(&mut self, node: NodeId, policy: Box<dyn crate::net::forwarding::NextHopPolicy>) {
         self.net.nodes[node.idx()].forwarder.set_custom(policy);
@@ -413,8 +430,10 @@ impl Simulation {
     pub fn step(&mut self, max_events: u64) -> bool {
         let mut budget = max_events;
         while budget > 0 {
-            match self.events.peek_time() {
-                Some(t) if t < self.end => {}
+            match self.events.peek() {
+                Some((t, _)) if t < self.end => {}
+                // Samples due exactly at the end are taken (the last slice, the last reading).
+                Some((t, Event::Sample(_))) if t == self.end => {}
                 _ => {
                     self.now = self.end;
                     return true;
@@ -438,6 +457,20 @@ impl Simulation {
                 let port = &mut net.ports[p.idx()];
                 if let Some(sent) = port.on_tx_done(now, pool, events, &mut free_dropped) {
                     measure.on_transmit(now, port, pool.get(sent));
+                }
+                // A host's NIC made room: wake the sockets it pushed back on.
+                if let Some(h) = net.nodes[port.from.idx()].host
+                    && !self.hosts[h.idx()].blocked.is_empty()
+                {
+                    let mut waiting = std::mem::take(&mut self.hosts[h.idx()].blocked);
+                    for &ep in &waiting {
+                        self.eps[ep.idx()].blocked = false;
+                        self.service(ep);
+                    }
+                    waiting.clear();
+                    if self.hosts[h.idx()].blocked.is_empty() {
+                        self.hosts[h.idx()].blocked = waiting; // keep the allocation
+                    }
                 }
             }
             Event::Arrive(p) => {
@@ -483,14 +516,14 @@ impl Simulation {
                         Carrier::Tcp { sender, .. } => &eps[sender.idx()].sock,
                         Carrier::Udp { .. } => unreachable!("time series cover TCP flows"),
                     });
-                    if now + fs.interval < *end {
+                    if now + fs.interval <= *end {
                         events.push(now + fs.interval, Event::Sample(SAMPLE_FLOWS));
                     }
                 }
             }
             Event::Sample(index) => {
                 let next = self.measure.sample(index, now, &self.net, &self.conns);
-                if let Some(at) = next.filter(|&t| t < self.end) {
+                if let Some(at) = next.filter(|&t| t <= self.end) {
                     self.events.push(at, Event::Sample(index));
                 }
             }
@@ -710,9 +743,10 @@ impl Simulation {
     fn service(&mut self, ep: EpId) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.egress);
-        let Simulation { eps, pool, conns, .. } = self;
+        let Simulation { eps, pool, conns, net, .. } = self;
         let e = &mut eps[ep.idx()];
         let (src, dst, conn, peer) = (e.host, e.peer_host, e.conn, e.peer);
+        e.sock.set_tx_budget(nic_data_budget(&net.ports[net.host_nic[src.idx()].idx()].qdisc));
         let c = &mut conns[conn.idx()];
         let (hash, ip_id) = (c.flow_hash, &mut c.next_ip_id);
         e.sock.poll_transmit(now, &mut |o: &Outgoing| {
@@ -741,6 +775,10 @@ impl Simulation {
             let t = t.max(now);
             self.events.push(t, Event::EndpointTimer(ep));
             e.timer_at = Some(t);
+        }
+        if e.sock.tx_blocked() && !e.blocked {
+            e.blocked = true;
+            self.hosts[src.idx()].blocked.push(ep);
         }
         if !out.is_empty() {
             self.host_egress(src, &mut out);
@@ -796,6 +834,16 @@ impl Simulation {
     /// The port between two named nodes, if any.
     pub fn port_named(&self, name: &str) -> Option<PortId> {
         self.net.port_names.iter().position(|n| n == name).map(|i| PortId(i as u32))
+    }
+}
+
+/// Data segments a host's sockets may hand its NIC now. Data may fill at most half of the NIC
+/// queue, the rest is kept for the host's ACKs and control packets, so a host never drops its
+/// own packets (Linux's TCP small queues keep a socket's data in the qdisc far shorter).
+fn nic_data_budget(nic: &crate::qdisc::AnyQdisc) -> u32 {
+    match (nic.room_packets(), nic.capacity_packets()) {
+        (Some(room), Some(cap)) => room.saturating_sub(cap / 2).min(u32::MAX as usize) as u32,
+        _ => u32::MAX,
     }
 }
 

@@ -143,6 +143,9 @@ pub struct TcpSocket {
     /// Pacing: earliest time for the next data segment.
     next_send_at: SimTime,
     pace_wakeup: Option<SimTime>,
+    /// Data segments the host will take now (its NIC queue's room); see `set_tx_budget`.
+    tx_budget: u32,
+    tx_blocked: bool,
 
     // --- receive side ---
     rcv: Receiver,
@@ -187,6 +190,8 @@ impl TcpSocket {
             ecn_high_seq: 0,
             next_send_at: SimTime::ZERO,
             pace_wakeup: None,
+            tx_budget: u32::MAX,
+            tx_blocked: false,
             rcv: Receiver::new(cfg.rcv_buf, cfg.delayed_ack, EcnEcho::Off),
             stats: TcpStats::default(),
         }
@@ -288,6 +293,18 @@ impl TcpSocket {
     /// Everything the application wrote has been acknowledged (FIN included, if closed).
     pub fn all_acked(&self) -> bool {
         self.snd_una >= 1 + self.app_written + self.fin_sent as u64
+    }
+
+    /// Limit the data segments the next `poll_transmit` may emit (the room in the host's NIC
+    /// queue): a host's own queue pushes back on its sockets instead of dropping (Linux's qdisc
+    /// backpressure and TCP small queues). Unlimited unless set.
+    pub fn set_tx_budget(&mut self, segments: u32) {
+        self.tx_budget = segments;
+    }
+
+    /// The last `poll_transmit` stopped for lack of room in the NIC: wake it when there is room.
+    pub fn tx_blocked(&self) -> bool {
+        self.tx_blocked
     }
 
     /// When the socket next needs `on_timer` / `poll_transmit`, if ever.
@@ -438,8 +455,13 @@ impl TcpSocket {
 
     fn send_data(&mut self, now: SimTime, emit: &mut impl FnMut(&Outgoing)) {
         self.pace_wakeup = None;
+        self.tx_blocked = false;
         let data_end = 1 + self.app_written;
         loop {
+            if self.tx_budget == 0 {
+                self.tx_blocked = self.has_something_to_send(data_end);
+                break;
+            }
             if self.cfg.pacing && self.next_send_at > now && self.has_something_to_send(data_end) {
                 self.pace_wakeup = Some(self.next_send_at);
                 break;
@@ -535,6 +557,7 @@ impl TcpSocket {
         self.rcv.on_ack_sent();
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
+        self.tx_budget = self.tx_budget.saturating_sub(1);
         self.stats.payload_bytes_sent += payload as u64;
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 (5.1)
@@ -806,7 +829,8 @@ impl TcpSocket {
         // must cover data sent after the last reduction: ACKs up to `ecn_high_seq` may still
         // echo marks the receiver saw before our CWR reached it.
         if ece && matches!(self.ca, CaState::Open | CaState::Disorder) && self.snd_una > self.ecn_high_seq {
-            if self.cc.on_ecn_echo(&mut self.win, now, self.snd_nxt - self.snd_una) {
+            let flight = self.flight_for_reduction();
+            if self.cc.on_ecn_echo(&mut self.win, now, flight) {
                 self.cwr_pending = true;
                 self.stats.ecn_reductions += 1;
             }
@@ -814,10 +838,18 @@ impl TcpSocket {
         }
     }
 
+    /// The FlightSize that multiplicative decrease halves (RFC 5681 eq. 4), capped at cwnd. Data
+    /// SACKed but not yet cumulatively acknowledged, and limited-transmit segments (RFC 6675
+    /// §5 (4.2)), are not window the sender earned: counting them would make a loss detected
+    /// just after a recovery *raise* the window. Linux halves cwnd itself.
+    fn flight_for_reduction(&self) -> u64 {
+        (self.snd_nxt - self.snd_una).min(self.win.cwnd)
+    }
+
     /// Fast retransmit and recovery. `presume_first_lost`: the hole at `snd_una` is the loss
     /// (duplicate ACKs); an explicit signal has already marked what it named.
     fn enter_recovery(&mut self, now: SimTime, presume_first_lost: bool) {
-        let flight = self.snd_nxt - self.snd_una;
+        let flight = self.flight_for_reduction();
         self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, now, flight);
         self.recover = self.snd_nxt;
         self.ca = CaState::Recovery;
@@ -849,7 +881,7 @@ impl TcpSocket {
             _ if !self.sb.is_empty() => {
                 self.stats.timeouts += 1;
                 self.rtt.on_timeout();
-                let flight = self.snd_nxt - self.snd_una;
+                let flight = self.flight_for_reduction();
                 let reduce = matches!(self.ca, CaState::Open | CaState::Disorder);
                 self.cc.on_rto(&mut self.win, now, flight, reduce);
                 self.sb.mark_all_lost();

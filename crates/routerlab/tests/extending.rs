@@ -1,0 +1,224 @@
+//! The four ways to extend routerlab without touching the engine, each with one small complete
+//! example (these are the examples of `docs/extending.md`).
+
+use routerlab::host::{HostShim, Ingress};
+use routerlab::ids::{ConnId, PacketId, PortId};
+use routerlab::net::forwarding::NextHopPolicy;
+use routerlab::net::packet::{Packet, PacketPool, TcpFlags};
+use routerlab::net::port::Port;
+use routerlab::qdisc::{AnyQdisc, DropCause, Qdisc, QdiscStats, Verdict};
+use routerlab::rng::SimRng;
+use routerlab::scenario::Scenario;
+use routerlab::sim::Simulation;
+use routerlab::tcp::cc::{AckSample, AnyCc, CongestionControl, Window};
+use routerlab::units::SimTime;
+use std::collections::VecDeque;
+
+const DUMBBELL: &str = r#"
+[run]
+duration = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access = { rate = "1Gbps", delay = "100us" }
+bottleneck = { rate = "100Mbps", delay = "2ms", queue = { kind = "droptail", limit = "100pkts" } }
+[[workload]]
+kind = "bulk"
+"#;
+
+fn sim(text: &str) -> Simulation {
+    Simulation::new(&Scenario::load(text).unwrap().1)
+}
+
+// ---------------------------------------------------------------- 1. a queue discipline
+
+/// Strict priority for small packets: packets under 100 bytes (ACKs, SYNs) jump the queue.
+/// A FIFO of `limit` packets otherwise.
+struct SmallFirst {
+    small: VecDeque<PacketId>,
+    large: VecDeque<PacketId>,
+    bytes: u64,
+    limit: usize,
+    stats: QdiscStats,
+}
+
+impl Qdisc for SmallFirst {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Verdict {
+        if self.small.len() + self.large.len() >= self.limit {
+            self.stats.count_drop(DropCause::Overflow);
+            return Verdict::Dropped(pkt, DropCause::Overflow);
+        }
+        let p = pool.get_mut(pkt);
+        p.meta.enqueued_at = now;
+        self.bytes += p.ip_len() as u64;
+        if p.ip_len() < 100 {
+            self.small.push_back(pkt)
+        } else {
+            self.large.push_back(pkt)
+        }
+        self.stats.enqueued += 1;
+        Verdict::Enqueued
+    }
+    fn dequeue(
+        &mut self,
+        _now: SimTime,
+        pool: &mut PacketPool,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Option<PacketId> {
+        let p = self.small.pop_front().or_else(|| self.large.pop_front())?;
+        self.bytes -= pool.get(p).ip_len() as u64;
+        self.stats.dequeued += 1;
+        Some(p)
+    }
+    fn len_packets(&self) -> usize {
+        self.small.len() + self.large.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+}
+
+#[test]
+fn a_custom_queue_discipline() {
+    let mut s = sim(DUMBBELL);
+    let port = s.port_named("left->right").unwrap();
+    let q = SmallFirst {
+        small: VecDeque::new(),
+        large: VecDeque::new(),
+        bytes: 0,
+        limit: 100,
+        stats: QdiscStats::default(),
+    };
+    s.set_qdisc(port, AnyQdisc::Custom(Box::new(q)));
+    s.run();
+    let r = s.results();
+    let l = r.links.iter().find(|l| l.link == "left->right").unwrap();
+    assert!(l.utilization > 0.9);
+    assert!(l.drops > 0, "the custom queue's drops are counted like any other");
+}
+
+// ---------------------------------------------------------------- 2. a forwarding policy
+
+/// Per-packet round robin over the next hops (packet spraying, in four lines).
+struct RoundRobin(usize);
+
+impl NextHopPolicy for RoundRobin {
+    fn choose(&mut self, hops: &[PortId], _pkt: &Packet, _ports: &[Port], _rng: &mut SimRng) -> PortId {
+        self.0 += 1;
+        hops[self.0 % hops.len()]
+    }
+}
+
+#[test]
+fn a_custom_forwarding_policy() {
+    let text = r#"
+[run]
+duration = "200ms"
+[topology]
+kind = "fat_tree"
+k = 4
+link = { rate = "1Gbps", delay = "10us" }
+[[workload]]
+kind = "bulk"
+src = "h0"
+dst = "h4"
+"#;
+    let mut s = sim(text);
+    let edge = s.network().node_by_name("e0_0").unwrap();
+    s.set_forwarding(edge, Box::new(RoundRobin(0)));
+    s.run();
+    let r = s.results();
+    // The edge switch now sends the flow's packets up through both aggregation switches.
+    let up: Vec<u64> = ["e0_0->a0_0", "e0_0->a0_1"]
+        .iter()
+        .map(|n| r.links.iter().find(|l| &l.link == n).unwrap().tx_packets)
+        .collect();
+    assert!(up.iter().all(|&n| n > 1000) && up[0].abs_diff(up[1]) <= 1, "{up:?}");
+}
+
+// ---------------------------------------------------------------- 3. a host shim
+
+/// Drops every second pure ACK a host receives (ACK thinning), counting what it dropped.
+struct AckThinner {
+    seen: u64,
+    dropped: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl HostShim for AckThinner {
+    fn on_egress(&mut self, _now: SimTime, pkt: PacketId, _pool: &mut PacketPool, out: &mut Vec<PacketId>) {
+        out.push(pkt);
+    }
+    fn on_ingress(&mut self, _now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Ingress {
+        let p = pool.get(pkt);
+        if p.tcp.payload_len == 0 && p.tcp.flags == TcpFlags::ACK {
+            self.seen += 1;
+            if self.seen.is_multiple_of(2) {
+                pool.free(pkt);
+                self.dropped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return Ingress::Consumed;
+            }
+        }
+        Ingress::Deliver
+    }
+}
+
+#[test]
+fn a_custom_host_shim() {
+    let mut s = sim(DUMBBELL);
+    let dropped = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let s0 = s.network().nodes[s.network().node_by_name("s0").unwrap().idx()].host.unwrap();
+    s.add_shim(s0, Box::new(AckThinner { seen: 0, dropped: dropped.clone() }));
+    s.run();
+    let r = s.results();
+    let n = dropped.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(n > 1000, "{n}");
+    // Cumulative ACKs keep the thinned flow going (it recovers losses more slowly: half its
+    // duplicate ACKs are gone too); the other, unthinned flow takes the rest of the link.
+    assert!(r.flows[0].goodput_bps > 20e6, "{}", r.flows[0].goodput_bps);
+    assert!(r.flows[0].goodput_bps + r.flows[1].goodput_bps > 90e6);
+}
+
+// ---------------------------------------------------------------- 4. a congestion controller
+
+/// A fixed window of `segments` segments, whatever happens (no slow start, no backoff).
+struct FixedWindow {
+    segments: u64,
+}
+
+impl CongestionControl for FixedWindow {
+    fn name(&self) -> &'static str {
+        "fixed"
+    }
+    fn on_ack(&mut self, w: &mut Window, _ack: &AckSample) {
+        w.cwnd = self.segments * w.mss;
+    }
+    fn ssthresh_on_loss(&mut self, w: &Window, _now: SimTime, _in_flight: u64) -> u64 {
+        self.segments * w.mss
+    }
+    fn on_rto(&mut self, w: &mut Window, _now: SimTime, _in_flight: u64, _reduce: bool) {
+        w.cwnd = self.segments * w.mss;
+    }
+}
+
+#[test]
+fn a_custom_congestion_controller() {
+    let mut s = sim(DUMBBELL);
+    s.set_congestion_control(ConnId(0), AnyCc::Custom(Box::new(FixedWindow { segments: 5 })));
+    s.run();
+    let r = s.results();
+    assert_eq!(s.sender_socket(ConnId(0)).cwnd(), 5 * 1460);
+    // 5 segments per RTT: the base RTT is 4.2 ms, and the other flow's queue adds up to 12 ms,
+    // so between 5·1460·8/16.2 ms ≈ 3.6 Mbps and 5·1460·8/4.2 ms ≈ 13.9 Mbps.
+    let g = r.flows[0].goodput_bps;
+    assert!((3.6e6..13.9e6).contains(&g), "{g}");
+    assert!(r.flows[1].goodput_bps > 70e6, "the other (NewReno) flow takes the rest");
+}

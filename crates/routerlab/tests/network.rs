@@ -1,0 +1,411 @@
+//! The network layer end to end: forwarding, failures, fragmentation, workloads, AQMs and
+//! measurements, on small scenarios.
+
+use routerlab::scenario::Scenario;
+use routerlab::sim::{Results, Simulation};
+use routerlab::units::SimTime;
+
+fn run(text: &str) -> (Simulation, Results) {
+    let (_, spec) = Scenario::load(text).unwrap_or_else(|e| panic!("{e:#?}"));
+    let mut sim = Simulation::new(&spec);
+    sim.run();
+    let r = sim.results();
+    (sim, r)
+}
+
+fn link<'a>(r: &'a Results, name: &str) -> &'a routerlab::sim::LinkRow {
+    r.links.iter().find(|l| l.link == name).unwrap_or_else(|| panic!("no link {name}"))
+}
+
+const FAT_TREE: &str = r#"
+[run]
+duration = "300ms"
+[topology]
+kind = "fat_tree"
+k = 4
+link = { rate = "1Gbps", delay = "10us", queue = { kind = "droptail", limit = "100pkts" } }
+"#;
+
+/// Core → pod-1 downlinks (`c* -> a1_*`): which carry this run's data.
+fn busy_core_links(r: &Results) -> usize {
+    r.links
+        .iter()
+        .filter(|l| l.link.starts_with('c') && l.link.contains("->a1_") && l.tx_packets > 100)
+        .count()
+}
+
+#[test]
+fn ecmp_keeps_a_flow_on_one_path_and_spreads_many_flows() {
+    // One flow from pod 0 to pod 1: 4 equal-cost paths, one used.
+    let (_, one) = run(&format!("{FAT_TREE}[[workload]]\nkind = \"bulk\"\nsrc = \"h0\"\ndst = \"h4\"\n"));
+    assert_eq!(busy_core_links(&one), 1);
+    // Sixteen flows from pod 0 and pod 2 into pod 1 hash onto several core switches.
+    let (_, many) = run(&format!(
+        "{FAT_TREE}[[workload]]\nkind = \"bulk\"\nsrc = [\"h0\", \"h1\", \"h2\", \"h3\", \"h8\", \"h9\", \"h10\", \"h11\"]\ndst = [\"h4\", \"h5\", \"h6\", \"h7\"]\nflows = 16\n"
+    ));
+    assert!(busy_core_links(&many) >= 3, "{}", busy_core_links(&many));
+}
+
+/// Two routes from s to r: a short one through b, a longer one through c and d.
+const DETOUR: &str = r#"
+[run]
+duration = "3s"
+[topology]
+kind = "explicit"
+node = [
+  { name = "s", kind = "host" }, { name = "r", kind = "host" },
+  { name = "a", kind = "switch" }, { name = "b", kind = "switch" }, { name = "c", kind = "switch" },
+  { name = "d", kind = "switch" }, { name = "z", kind = "switch" },
+]
+link = [
+  { between = ["s", "a"], rate = "1Gbps", delay = "100us" },
+  { between = ["a", "b"], rate = "100Mbps", delay = "1ms" },
+  { between = ["b", "z"], rate = "100Mbps", delay = "1ms" },
+  { between = ["a", "c"], rate = "100Mbps", delay = "1ms" },
+  { between = ["c", "d"], rate = "100Mbps", delay = "1ms" },
+  { between = ["d", "z"], rate = "100Mbps", delay = "1ms" },
+  { between = ["z", "r"], rate = "1Gbps", delay = "100us" },
+]
+pairs = [["s", "r"]]
+[[workload]]
+kind = "bulk"
+[[link_event]]
+at = "1s"
+between = ["a", "b"]
+state = "down"
+[[link_event]]
+at = "2s"
+between = ["b", "a"]
+state = "up"
+"#;
+
+#[test]
+fn a_failed_link_reroutes_traffic_and_recovery_brings_it_back() {
+    let (_, spec) = Scenario::load(DETOUR).unwrap();
+    let mut sim = Simulation::new(&spec);
+    let ab = sim.port_named("a->b").unwrap();
+    let cd = sim.port_named("c->d").unwrap();
+    let tx = |sim: &Simulation, p: routerlab::ids::PortId| sim.network().ports[p.idx()].stats.tx_packets;
+    let until = |sim: &mut Simulation, ms: u64| while sim.now() < SimTime::from_ms(ms) && !sim.step(1) {};
+    until(&mut sim, 990);
+    assert!(tx(&sim, ab) > 1000 && tx(&sim, cd) == 0, "the short path first");
+    until(&mut sim, 1001);
+    let (ab1, cd1) = (tx(&sim, ab), tx(&sim, cd));
+    until(&mut sim, 1990);
+    assert!(tx(&sim, ab) - ab1 < 5, "nothing on the failed link");
+    assert!(tx(&sim, cd) - cd1 > 1000, "the detour carries the flow");
+    // After the recovery the detour's queue drains, then carries nothing more.
+    until(&mut sim, 2500);
+    let cd2 = tx(&sim, cd);
+    sim.run();
+    assert_eq!(tx(&sim, cd), cd2, "back on the short path after recovery");
+    let r = sim.results();
+    assert!(r.flows[0].goodput_bps > 70e6, "{}", r.flows[0].goodput_bps);
+    assert!(link(&r, "a->b").drops > 0, "packets queued on the link when it failed are lost");
+}
+
+/// UDP datagrams of 3000 bytes over links with a 1500-byte MTU: each crosses as 3 fragments
+/// and is reassembled; with random loss on a link a datagram is lost if any fragment is.
+fn fragmented_cbr(loss: f64) -> (u64, u64) {
+    let (_, r) = run(&format!(
+        r#"
+[run]
+duration = "1s"
+[topology]
+kind = "dumbbell"
+pairs = 1
+access = {{ rate = "1Gbps", delay = "10us", mtu = 9000 }}
+bottleneck = {{ rate = "100Mbps", delay = "1ms", mtu = 1500, loss = {loss} }}
+[[workload]]
+kind = "cbr"
+src = "s0"
+dst = "r0"
+rate = "24Mbps"
+packet_size = "3000B"
+stop = "900ms"
+"#
+    ));
+    let f = &r.flows[0];
+    assert_eq!(f.protocol, "udp");
+    let bn = link(&r, "left->right");
+    (bn.tx_packets, f.bytes_delivered)
+}
+
+#[test]
+fn fragments_cross_a_small_mtu_and_one_lost_fragment_loses_the_datagram() {
+    // 24 Mbps / 3000 B = a datagram every ms until 900 ms, each 3 fragments on the bottleneck.
+    let (fragments, delivered) = fragmented_cbr(0.0);
+    assert_eq!(fragments, 900 * 3);
+    assert_eq!(delivered, 900 * (3000 - 28));
+    let (_, lossy) = fragmented_cbr(0.05);
+    let datagram_loss = 1.0 - lossy as f64 / delivered as f64;
+    // 1 − 0.95³ ≈ 14 %: about three times the per-fragment loss.
+    assert!((0.10..=0.18).contains(&datagram_loss), "{datagram_loss}");
+}
+
+#[test]
+fn on_off_clients_alternate_and_sizes_follow_the_distribution() {
+    let (_, r) = run(r#"
+[run]
+duration = "60s"
+[topology]
+kind = "dumbbell"
+pairs = 4
+access = { rate = "1Gbps", delay = "100us" }
+bottleneck = { rate = "1Gbps", delay = "1ms", queue = { kind = "droptail", limit = "1000pkts" } }
+[[workload]]
+kind = "on_off"
+size = { dist = "exponential", mean = "20KB" }
+off = { dist = "exponential", mean = "100ms" }
+"#);
+    let sizes: Vec<f64> = r.transfers.iter().map(|t| t.size_bytes as f64).collect();
+    let n = sizes.len() as f64;
+    // Each of 4 clients: a flow every ~100 ms off + a few ms on: about 2300 flows.
+    assert!((2000.0..2500.0).contains(&n), "{n} flows");
+    let mean = sizes.iter().sum::<f64>() / n;
+    assert!((mean - 20_000.0).abs() < 0.06 * 20_000.0, "mean size {mean}");
+    // A client never has two flows at once.
+    for c in 0..4 {
+        let mut spans: Vec<(f64, f64)> = r
+            .transfers
+            .iter()
+            .filter(|t| r.flows[t.flow_id as usize].src == format!("s{c}"))
+            .map(|t| (t.start_s, t.end_s.unwrap_or(60.0)))
+            .collect();
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert!(spans.windows(2).all(|w| w[0].1 <= w[1].0), "client {c} overlaps");
+    }
+}
+
+#[test]
+fn incast_rounds_are_synchronized_and_connections_open_first() {
+    let (sim, r) = run(r#"
+[run]
+duration = "2s"
+[topology]
+kind = "star"
+senders = 8
+access = { rate = "1Gbps", delay = "25us" }
+bottleneck = { rate = "1Gbps", delay = "25us", queue = { kind = "droptail", limit = "100pkts" } }
+[transport]
+min_rto = "10ms"
+[[workload]]
+kind = "incast"
+block = "64KB"
+rounds = 5
+start = "10ms"
+"#);
+    assert_eq!(r.flows.len(), 8, "persistent connections");
+    assert!(r.flows.iter().all(|f| f.start_s == 0.0));
+    let done = sim.generators().next().map(|g| match g {
+        routerlab::workload::Generator::Incast(i) => i.rounds_done(),
+        _ => unreachable!(),
+    });
+    assert_eq!(done, Some(5));
+    for round in 0..5u32 {
+        let t: Vec<_> = r.transfers.iter().filter(|t| t.seq == round).collect();
+        assert_eq!(t.len(), 8);
+        let start = t[0].start_s;
+        assert!(t.iter().all(|x| x.start_s == start), "a round's blocks start together");
+        if round > 0 {
+            let prev_end = r
+                .transfers
+                .iter()
+                .filter(|x| x.seq == round - 1)
+                .map(|x| x.end_s.unwrap())
+                .fold(0.0, f64::max);
+            assert_eq!(start, prev_end, "the next round starts when the last block arrives");
+        }
+    }
+}
+
+#[test]
+fn web_clients_use_at_most_k_connections_and_pages_follow_think_times() {
+    let (_, r) = run(r#"
+[run]
+duration = "30s"
+[topology]
+kind = "dumbbell"
+pairs = 3
+access = { rate = "100Mbps", delay = "1ms" }
+bottleneck = { rate = "10Mbps", delay = "20ms", queue = { kind = "droptail", limit = "50pkts" } }
+[[workload]]
+kind = "web"
+clients = ["r0", "r1"]
+servers = ["s0", "s1", "s2"]
+objects = { dist = "uniform", min = 2, max = 10 }
+size = { dist = "lognormal", mean = "15KB", sigma = 1.0 }
+think = { dist = "exponential", mean = "1s" }
+parallel = 3
+"#);
+    assert!(
+        r.flows.iter().all(|f| f.src.starts_with('s') && f.dst.starts_with('r')),
+        "servers send to clients"
+    );
+    for client in ["r0", "r1"] {
+        let spans: Vec<(f64, f64)> = r
+            .transfers
+            .iter()
+            .filter(|t| r.flows[t.flow_id as usize].dst == client)
+            .map(|t| (t.start_s, t.end_s.unwrap_or(30.0)))
+            .collect();
+        assert!(spans.len() > 20, "{client}: {} objects", spans.len());
+        for &(s, _) in &spans {
+            let concurrent = spans.iter().filter(|&&(a, b)| a <= s && s < b).count();
+            assert!(concurrent <= 3, "{client}: {concurrent} connections at {s}");
+        }
+    }
+}
+
+#[test]
+fn permutation_patterns() {
+    let text = |pattern: &str| {
+        format!("{FAT_TREE}[[workload]]\nkind = \"permutation\"\npattern = \"{pattern}\"\nsize = \"10KB\"\n")
+    };
+    let (_, r) = run(&text("random"));
+    assert_eq!(r.flows.len(), 16);
+    let mut dsts: Vec<&str> = r.flows.iter().map(|f| f.dst.as_str()).collect();
+    dsts.sort();
+    dsts.dedup();
+    assert_eq!(dsts.len(), 16, "every host receives exactly once");
+    assert!(r.flows.iter().all(|f| f.src != f.dst));
+    let (_, r) = run(&text("pairs"));
+    assert_eq!(r.flows.len(), 8);
+    let mut hosts: Vec<&str> = r.flows.iter().flat_map(|f| [f.src.as_str(), f.dst.as_str()]).collect();
+    hosts.sort();
+    hosts.dedup();
+    assert_eq!(hosts.len(), 16, "every host is in exactly one flow");
+}
+
+/// RED keeps the average queue far below a drop-tail buffer's; FQ-CoDel keeps a sparse flow's
+/// delay low while bulk flows fill the link.
+#[test]
+fn aqms_in_a_real_run() {
+    let dumbbell = |queue: &str| {
+        format!(
+            r#"
+[run]
+duration = "5s"
+[topology]
+kind = "dumbbell"
+pairs = 8
+access = {{ rate = "1Gbps", delay = "100us" }}
+bottleneck = {{ rate = "100Mbps", delay = "5ms", queue = {queue} }}
+[[workload]]
+kind = "bulk"
+[output]
+queue_delay = ["left->right"]
+queues = "10ms"
+queue_links = ["left->right"]
+"#
+        )
+    };
+    let (_, dt) = run(&dumbbell(r#"{ kind = "droptail", limit = "300pkts" }"#));
+    let (_, red) = run(&dumbbell(
+        r#"{ kind = "red", limit = "300pkts", min_th = "20pkts", max_th = "60pkts", w_q = 0.002 }"#,
+    ));
+    let (_, fq) = run(&dumbbell(r#"{ kind = "fq_codel" }"#));
+    // Steady state: the queue samples after the first second (CoDel acts only after a whole
+    // interval above target, so slow start builds a large transient queue first).
+    let q = |r: &Results| {
+        let s = r.queues.as_ref().unwrap();
+        let late: Vec<f64> =
+            s.t_s.iter().zip(&s.packets).filter(|(t, _)| **t >= 1.0).map(|(_, &p)| p as f64).collect();
+        late.iter().sum::<f64>() / late.len() as f64
+    };
+    assert!(q(&dt) > 150.0, "drop-tail {}", q(&dt));
+    assert!(q(&red) < 60.0 && q(&red) > 5.0, "RED {}", q(&red));
+    for r in [&dt, &red, &fq] {
+        assert!(link(r, "left->right").utilization > 0.9);
+    }
+    // CoDel's 5 ms target is about 42 packets at 100 Mbps; 8 flows on a 10 ms RTT settle a
+    // little above it (we measured ≈ 53).
+    assert!(q(&fq) < 70.0, "FQ-CoDel {}", q(&fq));
+    // The queueing-delay histogram agrees with the mean queue: the median wait under drop-tail
+    // is far above CoDel's target, under FQ-CoDel near it.
+    let median = |r: &Results| {
+        let h = r.queue_delay.as_ref().unwrap();
+        let total: u64 = h.iter().map(|x| x.3).sum();
+        let mut acc = 0;
+        h.iter()
+            .find(|x| {
+                acc += x.3;
+                acc * 2 >= total
+            })
+            .unwrap()
+            .1
+    };
+    assert!(median(&dt) > 0.02, "{}", median(&dt));
+    assert!(median(&fq) < 0.01, "{}", median(&fq));
+    assert!(median(&red) < median(&dt) / 3.0);
+}
+
+#[test]
+fn fairness_slices_and_silence_periods() {
+    let (_, r) = run(r#"
+[run]
+duration = "10s"
+[topology]
+kind = "dumbbell"
+pairs = 40
+access = { rate = "100Mbps", delay = "1ms" }
+bottleneck = { rate = "1Mbps", delay = "50ms", queue = { kind = "droptail", limit = "30pkts" } }
+[transport]
+mss = 460
+[[workload]]
+kind = "bulk"
+[output]
+fairness_slice = "2s"
+"#);
+    let f = r.fairness.as_ref().unwrap();
+    assert_eq!(f.jain.len(), 5);
+    assert!(f.flows[1..].iter().all(|&n| n == 40), "all flows active after the first slice");
+    // 40 flows on 1 Mbps with a 100 ms RTT: 25 Kbps, about half a packet per RTT each — the
+    // sub-packet regime: short-term fairness is poor and some flows are silent for seconds.
+    let mean = f.jain.iter().sum::<f64>() / f.jain.len() as f64;
+    assert!(mean < 0.9, "{mean}");
+    assert_eq!(r.summary.jain_short_mean, Some(mean));
+    let longest = r.flows.iter().map(|x| x.max_silence_s).fold(0.0, f64::max);
+    assert!(longest > 1.0, "{longest}");
+    assert!(r.flows.iter().all(|x| x.max_silence_s <= 10.0));
+}
+
+#[test]
+fn latency_probes_measure_one_way_delay_between_nodes() {
+    let (_, r) = run(r#"
+[run]
+duration = "1s"
+[topology]
+kind = "dumbbell"
+pairs = 1
+access = { rate = "1Gbps", delay = "100us" }
+bottleneck = { rate = "100Mbps", delay = "2ms", queue = { kind = "droptail", limit = "50pkts" } }
+[[workload]]
+kind = "fixed"
+size = "15KB"
+start = "100ms"
+[output]
+latency = [{ from = "left", to = "right", flow = 0, max_samples = 5 }]
+"#);
+    let l = r.latency.unwrap();
+    assert_eq!(l.t_s.len(), 5);
+    // left → right: queueing + 12 µs serialization of 1500 B at 100 Mbps... + 2 ms propagation.
+    assert!(l.latency_s.iter().all(|&x| (0.002 + 0.00012 - 1e-12..0.003).contains(&x)), "{:?}", l.latency_s);
+}
+
+/// Hosts push back on their own sockets instead of dropping: with access links as fast as the
+/// fabric, a sender's NIC is often its bottleneck, and local drops would turn every loss
+/// recovery into a storm of retransmissions dropped again at the sender.
+#[test]
+fn hosts_never_drop_their_own_packets() {
+    let (_, r) = run(&format!("{FAT_TREE}[[workload]]\nkind = \"permutation\"\n"));
+    for l in r.links.iter().filter(|l| l.link.starts_with('h')) {
+        assert_eq!(l.drops, 0, "{}", l.link);
+    }
+    let sent: u64 = r.links.iter().filter(|l| l.link.starts_with('h')).map(|l| l.tx_packets).sum();
+    assert!(
+        r.summary.retransmissions * 20 < sent,
+        "{} retransmissions of {sent} packets",
+        r.summary.retransmissions
+    );
+}
