@@ -1,4 +1,4 @@
-//! The four ways to extend routerlab without touching the engine, each with one small complete
+//! The five ways to extend routerlab without touching the engine, each with one small complete
 //! example (these are the examples of `docs/extending.md`).
 
 use routerlab::host::{HostShim, Ingress};
@@ -221,4 +221,78 @@ fn a_custom_congestion_controller() {
     let g = r.flows[0].goodput_bps;
     assert!((3.6e6..13.9e6).contains(&g), "{g}");
     assert!(r.flows[1].goodput_bps > 70e6, "the other (NewReno) flow takes the rest");
+}
+
+// ---------------------------------------------------------------- 5. a port stage
+
+/// Around a port's queue: refuses arrivals while the queue is over half full (an admission
+/// rule) and splits every departing datagram over 1000 bytes in two fragments (a transform);
+/// a timer counts 1 ms ticks.
+#[derive(Default)]
+struct HalfFullGuard {
+    refused: u64,
+    ticks: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    next_tick: SimTime,
+}
+
+impl routerlab::net::stage::PortStage for HalfFullGuard {
+    fn on_arrival(
+        &mut self,
+        _now: SimTime,
+        _pkt: PacketId,
+        _pool: &mut PacketPool,
+        q: &routerlab::net::stage::QueueView,
+    ) -> Result<(), DropCause> {
+        if q.capacity_packets.is_some_and(|c| q.packets * 2 >= c) {
+            self.refused += 1;
+            return Err(DropCause::Admission);
+        }
+        Ok(())
+    }
+    fn on_departure(
+        &mut self,
+        _now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        _q: &routerlab::net::stage::QueueView,
+        out: &mut VecDeque<PacketId>,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) {
+        let p = pool.get_mut(pkt);
+        if p.ip_len() > 1000 {
+            p.ip.dont_fragment = false;
+            let rest = routerlab::net::fragment::split_leading(pool, pkt, 504);
+            out.push_back(pkt);
+            out.push_back(rest);
+        } else {
+            out.push_back(pkt);
+        }
+    }
+    fn poll_at(&self) -> Option<SimTime> {
+        Some(self.next_tick)
+    }
+    fn on_timer(&mut self, now: SimTime, _q: &routerlab::net::stage::QueueView) {
+        self.ticks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.next_tick = now + SimTime::from_ms(1);
+    }
+}
+
+#[test]
+fn a_custom_port_stage() {
+    let mut s = sim(DUMBBELL);
+    let port = s.port_named("left->right").unwrap();
+    let guard = HalfFullGuard::default();
+    let ticks = guard.ticks.clone();
+    s.set_port_stage(port, Box::new(guard));
+    s.run();
+    let r = s.results();
+    let l = r.links.iter().find(|l| l.link == "left->right").unwrap();
+    assert!(l.queue_high_water_packets <= 50, "admission keeps the queue at most half full");
+    // Every data packet crossed the bottleneck as two fragments and was reassembled.
+    assert!(r.flows[0].goodput_bps > 20e6 && r.flows[1].goodput_bps > 20e6);
+    let stage = s.network().ports[port.idx()].stage().unwrap();
+    assert_eq!(stage.name(), "stage");
+    assert!(l.tx_packets > 2 * 10_000);
+    // The timer fired every millisecond of the 2 s run (at 0, 1, …, 1999 ms).
+    assert_eq!(ticks.load(std::sync::atomic::Ordering::Relaxed), 2000);
 }

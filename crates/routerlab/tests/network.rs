@@ -409,3 +409,59 @@ fn hosts_never_drop_their_own_packets() {
         r.summary.retransmissions
     );
 }
+
+#[test]
+fn dumbbell_pairs_can_have_their_own_rtts() {
+    let (sim, _) = run(r#"
+[run]
+duration = "500ms"
+[topology]
+kind = "dumbbell"
+pairs = 3
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "1Gbps", delay = "1ms", queue = { kind = "droptail", limit = "1000pkts" } }
+sender_delays = ["1ms", "10ms", "50ms"]
+[[workload]]
+kind = "fixed"
+size = "10KB"
+"#);
+    // RTT = 2·(sender access + bottleneck + receiver access), sampled on the handshake.
+    let rtts: Vec<SimTime> =
+        (0..3).map(|c| sim.sender_socket(routerlab::ids::ConnId(c)).rtt().min_rtt().unwrap()).collect();
+    let expect = [6, 24, 104].map(SimTime::from_ms);
+    for (got, want) in rtts.iter().zip(expect) {
+        // Plus serialization of the handshake's segments at 1 Gbps (well under a µs each).
+        assert!(*got >= want && *got - want < SimTime::from_us(5), "{got} vs {want}");
+    }
+}
+
+#[test]
+fn incast_with_the_burst_opens_a_connection_per_block() {
+    let (_, r) = run(r#"
+[run]
+duration = "2s"
+[topology]
+kind = "star"
+senders = 8
+access = { rate = "1Gbps", delay = "25us" }
+bottleneck = { rate = "1Gbps", delay = "25us", queue = { kind = "droptail", limit = "100pkts" } }
+[[workload]]
+kind = "incast"
+block = "32KB"
+rounds = 3
+connect = "burst"
+"#);
+    assert_eq!(r.flows.len(), 24, "8 senders × 3 rounds, a connection each");
+    assert!(r.flows.iter().all(|f| f.fct_s.is_some() && f.size_bytes == Some(32_000)));
+    for round in 1..3u32 {
+        let first = r.transfers.iter().filter(|t| t.seq == round).map(|t| t.start_s).fold(f64::MAX, f64::min);
+        let prev =
+            r.transfers.iter().filter(|t| t.seq == round - 1).map(|t| t.end_s.unwrap()).fold(0.0, f64::max);
+        assert_eq!(
+            first,
+            prev,
+            "round {round}'s SYNs go out when the last block of round {} arrives",
+            round - 1
+        );
+    }
+}

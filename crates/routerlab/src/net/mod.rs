@@ -15,6 +15,7 @@ pub mod packet;
 pub mod pcap;
 pub mod port;
 pub mod routing;
+pub mod stage;
 
 use crate::ids::{HostId, NodeId, PortId};
 use crate::qdisc::QueueSpec;

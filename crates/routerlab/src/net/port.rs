@@ -17,6 +17,7 @@ use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PacketId, PortId};
 use crate::net::fragment::fragment_to_mtu;
 use crate::net::packet::PacketPool;
+use crate::net::stage::{PortStage, QueueView};
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc, Verdict};
 use crate::rng::SimRng;
 use crate::units::{Rate, SimTime};
@@ -53,6 +54,12 @@ pub struct Port {
     pub loss: f64,
     pub up: bool,
     pub qdisc: AnyQdisc,
+    /// Optional stage around the queue (admission before, transform after).
+    stage: Option<Box<dyn PortStage>>,
+    /// Earliest pending stage timer.
+    pub stage_timer_at: Option<SimTime>,
+    /// Packets taken from the queue and transformed, not yet handed to the MTU check.
+    staged: VecDeque<PacketId>,
     tx: Option<PacketId>,
     /// Packets already taken from the queue and waiting for the transmitter (the fragments of
     /// a datagram, sent back to back).
@@ -89,6 +96,9 @@ impl Port {
             loss,
             up: true,
             qdisc,
+            stage: None,
+            stage_timer_at: None,
+            staged: VecDeque::new(),
             tx: None,
             ready: VecDeque::new(),
             pipe: VecDeque::new(),
@@ -96,6 +106,50 @@ impl Port {
             loss_rng,
             stats: PortStats::default(),
         }
+    }
+
+    /// Install a stage around the queue (before the run starts).
+    pub fn set_stage(&mut self, stage: Box<dyn PortStage>) {
+        self.stage = Some(stage);
+    }
+
+    pub fn stage(&self) -> Option<&dyn PortStage> {
+        self.stage.as_deref()
+    }
+
+    /// What a stage sees of this port.
+    pub fn view(&self) -> QueueView {
+        QueueView {
+            packets: self.qdisc.len_packets(),
+            bytes: self.qdisc.len_bytes(),
+            capacity_packets: self.qdisc.capacity_packets(),
+            rate: self.rate,
+        }
+    }
+
+    /// Re-arm the stage's timer if it wants an earlier wake-up than the one pending.
+    fn arm_stage_timer(&mut self, now: SimTime, events: &mut EventQueue) {
+        if let Some(t) = self.stage.as_ref().and_then(|s| s.poll_at())
+            && self.stage_timer_at.is_none_or(|s| t < s)
+        {
+            let t = t.max(now);
+            events.push(t, Event::PortTimer(self.id));
+            self.stage_timer_at = Some(t);
+        }
+    }
+
+    /// The stage's timer fired.
+    pub fn on_stage_timer(&mut self, now: SimTime, events: &mut EventQueue) {
+        if self.stage_timer_at == Some(now) {
+            self.stage_timer_at = None;
+        }
+        let view = self.view();
+        if let Some(s) = &mut self.stage
+            && s.poll_at().is_some_and(|t| t <= now)
+        {
+            s.on_timer(now, &view);
+        }
+        self.arm_stage_timer(now, events);
     }
 
     /// Packets waiting in the queue (not counting the one being transmitted).
@@ -154,6 +208,15 @@ impl Port {
             return;
         }
         self.account_queue(now);
+        if self.stage.is_some() {
+            let view = self.view();
+            let verdict = self.stage.as_mut().unwrap().on_arrival(now, pkt, pool, &view);
+            self.arm_stage_timer(now, events);
+            if let Err(cause) = verdict {
+                dropped(pkt, cause, pool);
+                return;
+            }
+        }
         match self.qdisc.enqueue(now, pkt, pool, &mut self.drops) {
             Verdict::Enqueued => {}
             Verdict::Dropped(p, cause) => dropped(p, cause, pool),
@@ -181,7 +244,24 @@ impl Port {
         let next = match self.ready.pop_front() {
             Some(p) => Some(p),
             None => loop {
-                let Some(p) = self.qdisc.dequeue(now, pool, &mut self.drops) else { break None };
+                let p = match self.staged.pop_front() {
+                    Some(p) => p,
+                    None => {
+                        let Some(p) = self.qdisc.dequeue(now, pool, &mut self.drops) else { break None };
+                        if self.stage.is_none() {
+                            p
+                        } else {
+                            let view = self.view();
+                            let stage = self.stage.as_mut().unwrap();
+                            stage.on_departure(now, p, pool, &view, &mut self.staged, &mut self.drops);
+                            self.arm_stage_timer(now, events);
+                            match self.staged.pop_front() {
+                                Some(p) => p,
+                                None => continue,
+                            }
+                        }
+                    }
+                };
                 if pool.get(p).ip_len() <= self.mtu {
                     break Some(p);
                 }

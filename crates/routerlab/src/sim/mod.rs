@@ -365,6 +365,12 @@ impl Simulation {
         self.net.ports[port.idx()].qdisc = qdisc;
     }
 
+    /// Install a stage (admission / transform / timer) around a port's queue.
+    pub fn set_port_stage(&mut self, port: PortId, stage: Box<dyn crate::net::stage::PortStage>) {
+        self.net.ports[port.idx()].set_stage(stage);
+        self.net.ports[port.idx()].on_stage_timer(self.now, &mut self.events);
+    }
+
     /// Replace the congestion controller of a TCP connection's sender (before it starts).
     pub fn set_congestion_control(&mut self, c: ConnId, cc: crate::tcp::cc::AnyCc) {
         if let Carrier::Tcp { sender, .. } = self.conns[c.idx()].carrier {
@@ -528,7 +534,7 @@ impl Simulation {
                 }
             }
             Event::LinkChange(i) => self.change_link(i as usize),
-            Event::PortTimer(_) => {}
+            Event::PortTimer(p) => self.net.ports[p.idx()].on_stage_timer(now, &mut self.events),
         }
     }
 

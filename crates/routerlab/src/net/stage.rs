@@ -1,0 +1,75 @@
+//! Port stages: a router port's pipeline around its queue, as in a Click configuration.
+//!
+//! ```text
+//!   arrival ──▶ stage.on_arrival (admit / refuse / rewrite) ──▶ qdisc ──▶ stage.on_departure
+//!           (transform: pass, rewrite, split into several packets, drop) ──▶ MTU ──▶ link
+//! ```
+//!
+//! A stage sees the queue it sits around through a [`QueueView`] (occupancy, capacity, link
+//! rate) and may ask for a timer (`poll_at` / `on_timer`), e.g. to recompute a rate every
+//! control interval. Mechanisms whose router part is not a queue discipline plug in here:
+//! super-packets' admission, Kick-Ass's rate measurement and length encoding.
+
+use std::collections::VecDeque;
+
+use crate::ids::PacketId;
+use crate::net::packet::PacketPool;
+use crate::qdisc::DropCause;
+use crate::units::{Rate, SimTime};
+
+/// What a stage can see of its port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueView {
+    pub packets: usize,
+    pub bytes: u64,
+    /// Capacity in full-sized packets, if the queue has a fixed one.
+    pub capacity_packets: Option<usize>,
+    pub rate: Rate,
+}
+
+/// A stage around a port's queue. Every hook has a pass-through default.
+pub trait PortStage: Send + Sync {
+    /// An arriving packet, before the queue: `Ok` to offer it to the queue (possibly rewritten),
+    /// `Err(cause)` to refuse it (the port frees and counts it).
+    fn on_arrival(
+        &mut self,
+        _now: SimTime,
+        _pkt: PacketId,
+        _pool: &mut PacketPool,
+        _q: &QueueView,
+    ) -> Result<(), DropCause> {
+        Ok(())
+    }
+
+    /// A packet leaving the queue: push it, or what replaces it, onto `out` in transmission
+    /// order; packets dropped here go into `drops`.
+    fn on_departure(
+        &mut self,
+        _now: SimTime,
+        pkt: PacketId,
+        _pool: &mut PacketPool,
+        _q: &QueueView,
+        out: &mut VecDeque<PacketId>,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) {
+        out.push_back(pkt);
+    }
+
+    /// When the stage next needs `on_timer`, if ever.
+    fn poll_at(&self) -> Option<SimTime> {
+        None
+    }
+
+    fn on_timer(&mut self, _now: SimTime, _q: &QueueView) {}
+
+    /// Short name, for traces.
+    fn name(&self) -> &'static str {
+        "stage"
+    }
+}
+
+impl std::fmt::Debug for dyn PortStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
