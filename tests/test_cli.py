@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from helpers import ROOT, interrupt_while_writing, routerlab
 
 SMALL = """
 [run]
@@ -37,19 +33,6 @@ flows = 6
 start = "300ms"
 jitter = "50ms"
 """
-
-
-def routerlab(*args: str, check: bool = False, **kw) -> subprocess.CompletedProcess:
-    p = subprocess.run(
-        [sys.executable, "-m", "routerlab", *args],
-        capture_output=True,
-        text=True,
-        cwd=kw.pop("cwd", ROOT),
-        **kw,
-    )
-    if check:
-        assert p.returncode == 0, p.stderr
-    return p
 
 
 @pytest.fixture
@@ -224,7 +207,7 @@ def test_missing_file_is_an_error(tmp_path: Path):
     assert "nope.toml" in p.stderr
 
 
-@pytest.mark.parametrize("verb", [[], ["run"], ["validate"]])
+@pytest.mark.parametrize("verb", [[], ["run"], ["validate"], ["reproduce"]])
 def test_help_on_every_verb(verb):
     p = routerlab(*verb, "--help", check=True)
     assert "usage: routerlab" in p.stdout
@@ -235,23 +218,9 @@ def test_interrupt_leaves_no_result_and_exits_nonzero(tmp_path: Path, sig):
     long = tmp_path / "long.toml"
     long.write_text(SMALL.replace('duration = "3s"', 'duration = "100000s"'))
     out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "routerlab", "run", str(long), "--out", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=ROOT,
-    )
-    # Wait until the run has started writing (its temporary directory exists).
-    deadline = time.monotonic() + 30
-    while not any(f.name.startswith(".out.tmp") for f in tmp_path.iterdir()):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
-    time.sleep(0.3)
-    os.kill(proc.pid, sig)
-    _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
+    # Interrupted once the run has started writing (its temporary directory exists).
+    status, err = interrupt_while_writing(["run", str(long), "--out", str(out)], tmp_path, 0.3, sig)
+    assert status == 130, err
     assert "interrupted" in err
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [long], "no temporary directory left behind"

@@ -31,6 +31,8 @@ examples:
   routerlab run examples/dumbbell.toml            simulate, write results/dumbbell/
   routerlab run examples/dumbbell.toml --seed 7 --out /tmp/d7
   routerlab validate examples/*.toml              check scenarios without running them
+  routerlab reproduce --list                      the paper reproductions
+  routerlab reproduce base-incast --quick         one reproduction, small and fast
   routerlab VERB --help                           options of one verb"""
 
 
@@ -118,8 +120,83 @@ def print_summary(path: Path, out: Path, s: dict, timing: dict, files: list[str]
         print(f"{k:<{width}}  {v}")
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import experiments
+
+    def fail(message: str) -> int:
+        print(f"routerlab: {message}", file=sys.stderr)
+        return EXIT_INVALID
+
+    try:
+        known = experiments.available()
+    except experiments.ExperimentError as e:
+        return fail(str(e))
+    if args.list:
+        width = max((len(k) for k in known), default=0)
+        for exp_id, exp in known.items():
+            print(f"{exp_id:<{width}}  {exp['title']}")
+        return 0
+    if args.experiment is None:
+        return fail("which experiment? give an ID, or all (see --list)")
+    if args.experiment == "all":
+        root = Path(args.out) if args.out else Path("results") / "reproduce"
+        targets = [(i, root / i) for i in known if i != "matrix"]
+    elif args.experiment in known:
+        out = Path(args.out) if args.out else Path("results") / "reproduce" / args.experiment
+        targets = [(args.experiment, out)]
+    else:
+        return fail(f"no experiment {args.experiment!r}; known: {', '.join(known)} (or all)")
+    if args.seeds is not None and args.seeds < 2:
+        return fail("--seeds must be at least 2 (a confidence interval needs two)")
+    if args.jobs is not None and args.jobs < 1:
+        return fail("--jobs must be at least 1")
+    # Everything that can be refused is refused before the first run.
+    try:
+        for exp_id, out in targets:
+            experiments.check_scenarios(known[exp_id], args.quick)
+            if not args.force:
+                AtomicDir(out).check()
+    except (experiments.ExperimentError, OutputExists) as e:
+        return fail(str(e))
+    for exp_id, out in targets:
+        verdict = experiments.reproduce(
+            exp_id,
+            out,
+            quick=args.quick,
+            seeds=args.seeds,
+            force=args.force,
+            jobs=args.jobs,
+            progress=args.progress,
+        )
+        if not args.quiet:
+            print_verdict(verdict, out)
+    return 0
+
+
+def print_verdict(verdict: dict, out: Path) -> None:
+    quick = " (quick)" if verdict["quick"] else ""
+    print(f"{verdict['experiment']}{quick}: {len(verdict['seeds'])} seeds → {out}/")
+    for c in verdict["claims"]:
+        ci = "" if c["ci95"] is None else f" [{c['ci95'][0]:.3g}, {c['ci95'][1]:.3g}]"
+        ours = f"{c['ours']:.3g}" if isinstance(c["ours"], float) else str(c["ours"])
+        print(f"  {c['verdict']:<7} {c['id']}: ours {ours}{ci}; criterion {c['criterion']}")
+
+
 def _raise_interrupt(signum, frame):  # noqa: ARG001
     raise KeyboardInterrupt
+
+
+def add_progress_flags(parser: argparse.ArgumentParser) -> None:
+    """--progress / --no-progress, defaulting to a bar only when stderr is a terminal."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--progress",
+        dest="progress",
+        action="store_true",
+        default=None,
+        help="show a progress bar (default: only on a terminal)",
+    )
+    group.add_argument("--no-progress", dest="progress", action="store_false")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -154,15 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", metavar="DIR", help="result directory (default: results/<stem>)")
     r.add_argument("--force", action="store_true", help="replace an existing result directory")
     r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
-    prog = r.add_mutually_exclusive_group()
-    prog.add_argument(
-        "--progress",
-        dest="progress",
-        action="store_true",
-        default=None,
-        help="show a progress bar (default: only on a terminal)",
-    )
-    prog.add_argument("--no-progress", dest="progress", action="store_false")
+    add_progress_flags(r)
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser(
@@ -174,6 +243,37 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("scenarios", metavar="SCENARIO", nargs="+")
     v.add_argument("--quiet", "-q", action="store_true", help="print only problems")
     v.set_defaults(func=cmd_validate)
+
+    x = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's experiment and judge its claims",
+        description=textwrap.dedent(
+            """\
+            Run the experiment ID defined in experiments/ID.toml over its parameter grid,
+            each configuration with N replicate seeds (derived from ID and the replicate
+            index: a rerun is identical), in parallel on the local cores. Writes into DIR
+            (default results/reproduce/ID; for "all", DIR/ID per experiment):
+              verdict.json, verdict.md   each claim: the paper's number, ours (mean and 95 %
+                                         confidence interval), the criterion, holds/differs
+              *.parquet, *.csv           the data tables
+              figures/*.png, *.svg       the figures
+              scenarios/*.toml           the exact scenarios run; experiment.toml
+            Exit status 0 when the experiment ran, whatever the verdicts."""
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    x.add_argument("experiment", metavar="ID", nargs="?", help="experiment id, or all (see --list)")
+    x.add_argument("--list", action="store_true", help="list the experiments and exit")
+    x.add_argument("--quick", action="store_true", help="the small variant (seconds; 3 seeds)")
+    x.add_argument(
+        "--seeds", type=int, metavar="N", help="replicates per configuration (default 10; quick 3)"
+    )
+    x.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce/ID)")
+    x.add_argument("--force", action="store_true", help="replace an existing output directory")
+    x.add_argument("--jobs", "-j", type=int, metavar="J", help="parallel runs (default: all cores)")
+    x.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    add_progress_flags(x)
+    x.set_defaults(func=cmd_reproduce)
     return p
 
 

@@ -465,3 +465,35 @@ connect = "burst"
         );
     }
 }
+
+/// Random loss in one direction only: `reverse_loss` sets the b→a direction (the ACKs' way on
+/// a dumbbell's bottleneck), so a loss experiment can spare the ACKs.
+fn bulk_with_loss(extra: &str) -> (u64, u64) {
+    let (_, r) = run(&format!(
+        r#"
+[run]
+duration = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 1
+access = {{ rate = "1Gbps", delay = "10us" }}
+bottleneck = {{ rate = "100Mbps", delay = "5ms", loss = 0.02{extra} }}
+[[workload]]
+kind = "bulk"
+src = "s0"
+dst = "r0"
+"#
+    ));
+    (link(&r, "left->right").drops, link(&r, "right->left").drops)
+}
+
+#[test]
+fn reverse_loss_sets_the_other_direction_alone() {
+    let (fwd, rev) = bulk_with_loss("");
+    assert!(fwd > 0 && rev > 0, "both directions lose by default: {fwd} {rev}");
+    let (fwd, rev) = bulk_with_loss(", reverse_loss = 0");
+    assert!(fwd > 0, "{fwd}");
+    assert_eq!(rev, 0);
+    let (fwd, rev) = bulk_with_loss(", reverse_loss = 0.5");
+    assert!(rev > fwd, "half the ACKs lost: {fwd} {rev}");
+}

@@ -43,6 +43,9 @@ pub struct DirSpec {
     pub framing_bytes: u32,
     /// Largest IP datagram carried without fragmentation (1500: Ethernet).
     pub mtu: u32,
+    /// Loss of the reverse direction when this spec describes both directions of a link
+    /// (see [`TopologySpec::add_duplex`]); None: as `loss`.
+    pub reverse_loss: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -75,6 +78,13 @@ impl TopologySpec {
     pub fn add_link(&mut self, a: usize, b: usize, a_to_b: DirSpec, b_to_a: DirSpec) {
         self.links.push(LinkSpec { a, b, a_to_b, b_to_a });
     }
+    /// A full-duplex link whose directions share `d`, except that b→a has `d.reverse_loss`.
+    pub fn add_duplex(&mut self, a: usize, b: usize, d: &DirSpec) {
+        let mut back = d.clone();
+        back.loss = d.reverse_loss.unwrap_or(d.loss);
+        self.add_link(a, b, d.clone(), back);
+    }
+
     pub fn node_index(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)
     }

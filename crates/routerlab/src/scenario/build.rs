@@ -296,6 +296,7 @@ fn dir(link: &Link, path: &str, p: &mut Problems) -> DirSpec {
         loss: link.loss.map_or(0.0, |x| x.0),
         framing_bytes: link.framing.unwrap_or(0),
         mtu,
+        reverse_loss: link.reverse_loss.map(|x| x.0),
     }
 }
 
@@ -432,10 +433,11 @@ fn build_explicit(e: &super::schema::Explicit, p: &mut Problems) -> Option<Built
             loss: l.loss.map_or(0.0, |x| x.0),
             framing_bytes: l.framing.unwrap_or(0),
             mtu,
+            reverse_loss: l.reverse_loss.map(|x| x.0),
         };
         degree[a] += 1;
         degree[b] += 1;
-        spec.add_link(a, b, d.clone(), d);
+        spec.add_duplex(a, b, &d);
     }
     for (i, n) in spec.nodes.iter().enumerate() {
         if n.kind == NodeKind::Host && degree[i] != 1 {
@@ -769,9 +771,12 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                 };
                 generators.push((
                     g,
-                    Generator::Incast(Incast::new(
-                        senders, receiver, ic.block.0, ic.rounds, ic.start.0, ic.gap.0, connect, tcp, g,
-                    )),
+                    Generator::Incast(
+                        Incast::new(
+                            senders, receiver, ic.block.0, ic.rounds, ic.start.0, ic.gap.0, connect, tcp, g,
+                        )
+                        .with_jitter(ic.jitter.0),
+                    ),
                 ));
             }
             Workload::Permutation(pm) => {

@@ -156,6 +156,8 @@ pub struct ExplicitLink {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<Probability>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_loss: Option<Probability>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub framing: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mtu: Option<u32>,
@@ -171,6 +173,10 @@ pub struct Link {
     pub queue: Option<Queue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<Probability>,
+    /// Loss in the reverse direction (b→a: right→left on a dumbbell's bottleneck, the ACKs'
+    /// way); default: as `loss`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_loss: Option<Probability>,
     /// Link-layer bytes added to every packet's serialization (e.g. 38 for Ethernet).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub framing: Option<u32>,
@@ -536,6 +542,9 @@ pub struct Incast {
     pub gap: Duration,
     #[serde(default)]
     pub connect: ConnectMode,
+    /// Each sender's block starts at the round's start + uniform [0, jitter).
+    #[serde(default = "Duration::zero")]
+    pub jitter: Duration,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<toml::Table>,
 }

@@ -39,7 +39,7 @@ pub fn dumbbell(p: &DumbbellParams) -> BuiltTopology {
     let mut t = TopologySpec::default();
     let left = t.add_node("left", NodeKind::Switch);
     let right = t.add_node("right", NodeKind::Switch);
-    t.add_link(left, right, p.bottleneck.clone(), p.bottleneck.clone());
+    t.add_duplex(left, right, &p.bottleneck);
     let mut pairs = Vec::with_capacity(p.pairs);
     for i in 0..p.pairs {
         let s = t.add_node(format!("s{i}"), NodeKind::Host);
@@ -48,8 +48,8 @@ pub fn dumbbell(p: &DumbbellParams) -> BuiltTopology {
         if let Some(d) = &p.sender_delays {
             sa.delay = d[i];
         }
-        t.add_link(s, left, sa.clone(), sa);
-        t.add_link(r, right, p.access.clone(), p.access.clone());
+        t.add_duplex(s, left, &sa);
+        t.add_duplex(r, right, &p.access);
         pairs.push((format!("s{i}"), format!("r{i}")));
     }
     BuiltTopology { spec: t, pairs }
@@ -71,13 +71,13 @@ pub fn star(p: &StarParams) -> BuiltTopology {
     let mut receivers = Vec::new();
     for j in 0..p.receivers {
         let r = t.add_node(format!("r{j}"), NodeKind::Host);
-        t.add_link(r, sw, p.bottleneck.clone(), p.bottleneck.clone());
+        t.add_duplex(r, sw, &p.bottleneck);
         receivers.push(format!("r{j}"));
     }
     let mut pairs = Vec::new();
     for i in 0..p.senders {
         let s = t.add_node(format!("s{i}"), NodeKind::Host);
-        t.add_link(s, sw, p.access.clone(), p.access.clone());
+        t.add_duplex(s, sw, &p.access);
         pairs.push((format!("s{i}"), receivers[i % p.receivers].clone()));
     }
     BuiltTopology { spec: t, pairs }
@@ -102,22 +102,22 @@ pub fn parking_lot(p: &ParkingLotParams) -> BuiltTopology {
     let mut t = TopologySpec::default();
     let routers: Vec<usize> = (0..p.routers).map(|i| t.add_node(format!("n{i}"), NodeKind::Switch)).collect();
     for w in routers.windows(2) {
-        t.add_link(w[0], w[1], p.link.clone(), p.link.clone());
+        t.add_duplex(w[0], w[1], &p.link);
     }
     let mut pairs = Vec::new();
     for i in 0..p.pairs {
         let s = t.add_node(format!("s{i}"), NodeKind::Host);
         let r = t.add_node(format!("r{i}"), NodeKind::Host);
-        t.add_link(s, routers[0], p.access.clone(), p.access.clone());
-        t.add_link(r, routers[p.routers - 1], p.access.clone(), p.access.clone());
+        t.add_duplex(s, routers[0], &p.access);
+        t.add_duplex(r, routers[p.routers - 1], &p.access);
         pairs.push((format!("s{i}"), format!("r{i}")));
     }
     for &h in &p.cross_hops {
         for j in 0..p.cross {
             let s = t.add_node(format!("x{h}s{j}"), NodeKind::Host);
             let r = t.add_node(format!("x{h}r{j}"), NodeKind::Host);
-            t.add_link(s, routers[h - 1], p.access.clone(), p.access.clone());
-            t.add_link(r, routers[h], p.access.clone(), p.access.clone());
+            t.add_duplex(s, routers[h - 1], &p.access);
+            t.add_duplex(r, routers[h], &p.access);
         }
     }
     BuiltTopology { spec: t, pairs }
@@ -146,16 +146,16 @@ pub fn fat_tree(p: &FatTreeParams) -> BuiltTopology {
         for (a, &agg) in aggs.iter().enumerate() {
             // Aggregation switch a of every pod connects to core switches a·k/2 … a·k/2 + k/2 − 1.
             for c in 0..h {
-                t.add_link(agg, core[a * h + c], p.link.clone(), p.link.clone());
+                t.add_duplex(agg, core[a * h + c], &p.link);
             }
             for &edge in &edges {
-                t.add_link(edge, agg, p.link.clone(), p.link.clone());
+                t.add_duplex(edge, agg, &p.link);
             }
         }
         for &edge in &edges {
             for _ in 0..h {
                 let host = t.add_node(format!("h{n_hosts}"), NodeKind::Host);
-                t.add_link(host, edge, p.host_link.clone(), p.host_link.clone());
+                t.add_duplex(host, edge, &p.host_link);
                 n_hosts += 1;
             }
         }
@@ -181,6 +181,7 @@ mod tests {
             loss: 0.0,
             framing_bytes: 0,
             mtu: 1500,
+            reverse_loss: None,
         }
     }
 

@@ -6,6 +6,10 @@
 //! time 0 and the rounds write on them (the handshakes are out of the way when the burst
 //! comes); `WithBurst` — every block is a new connection opened at the round's start (the SYNs
 //! are part of the burst).
+//!
+//! `jitter` delays each sender's block by a uniform random time in [0, jitter) from the
+//! round's start: the servers' response times of a real partition–aggregate read, and what
+//! makes replicates with different seeds differ.
 
 use super::{Ctx, FlowSpec};
 use crate::ids::{ConnId, HostId};
@@ -29,6 +33,8 @@ pub struct Incast {
     /// Pause between a round's end and the next round.
     pub gap: SimTime,
     pub connect: Connect,
+    /// Each block starts at the round's start + uniform [0, jitter).
+    pub jitter: SimTime,
     pub tcp: TcpConfig,
     pub group: u32,
     conns: Vec<ConnId>,
@@ -57,12 +63,19 @@ impl Incast {
             start,
             gap,
             connect,
+            jitter: SimTime::ZERO,
             tcp,
             group,
             conns: Vec::new(),
             round: 0,
             outstanding: 0,
         }
+    }
+
+    /// Each sender's block starts at a uniform random time in [0, jitter) after the round's.
+    pub fn with_jitter(mut self, jitter: SimTime) -> Incast {
+        self.jitter = jitter;
+        self
     }
 
     /// Rounds completed so far.
@@ -83,23 +96,37 @@ impl Incast {
         }
     }
 
-    pub fn on_wake(&mut self, _slot: u32, ctx: &mut Ctx) {
+    /// Slot 0: a round starts; slot i + 1: sender i's (jittered) block starts.
+    pub fn on_wake(&mut self, slot: u32, ctx: &mut Ctx) {
+        if slot > 0 {
+            self.send_block(slot as usize - 1, ctx);
+            return;
+        }
         self.outstanding = self.senders.len();
+        for i in 0..self.senders.len() {
+            if self.jitter == SimTime::ZERO {
+                self.send_block(i, ctx);
+            } else {
+                let at = ctx.now + SimTime(ctx.rng.below(self.jitter.0));
+                ctx.wake(at, i as u32 + 1);
+            }
+        }
+    }
+
+    fn send_block(&mut self, i: usize, ctx: &mut Ctx) {
         let r = self.round;
         match self.connect {
-            Connect::First => {
-                for &c in &self.conns {
-                    ctx.send(c, self.block, r as u64, r);
-                }
-            }
+            Connect::First => ctx.send(self.conns[i], self.block, r as u64, r),
             Connect::WithBurst => {
-                for &s in &self.senders {
-                    ctx.open(
-                        FlowSpec::new(s, self.receiver, ctx.now, Some(self.block), self.tcp, self.group),
-                        r as u64,
-                        r,
-                    );
-                }
+                let f = FlowSpec::new(
+                    self.senders[i],
+                    self.receiver,
+                    ctx.now,
+                    Some(self.block),
+                    self.tcp,
+                    self.group,
+                );
+                ctx.open(f, r as u64, r);
             }
         }
     }
@@ -124,19 +151,25 @@ mod tests {
     use crate::rng::{SimRng, StreamId};
     use crate::workload::Action;
 
-    #[test]
-    fn the_next_round_waits_for_every_block() {
-        let mut g = Incast::new(
+    /// Three senders of 64 000-byte blocks to host 3, connections opened first, the first
+    /// round at 10 ms and each next one as soon as the last block arrives.
+    fn three_senders(rounds: u32) -> Incast {
+        Incast::new(
             vec![HostId(0), HostId(1), HostId(2)],
             HostId(3),
             64_000,
-            2,
+            rounds,
             SimTime::from_ms(10),
             SimTime::ZERO,
             Connect::First,
             TcpConfig::default(),
             0,
-        );
+        )
+    }
+
+    #[test]
+    fn the_next_round_waits_for_every_block() {
+        let mut g = three_senders(2);
         let mut rng = SimRng::new(1, StreamId::Workload(0));
         let mut a = Vec::new();
         g.start(&mut Ctx::new(SimTime::ZERO, &mut rng, &mut a, 5));
@@ -152,5 +185,31 @@ mod tests {
         g.on_done(0, ConnId(7), &mut Ctx::new(SimTime::from_ms(13), &mut rng, &mut a, 8));
         assert_eq!(a, vec![Action::Wake { at: SimTime::from_ms(13), slot: 0 }]);
         assert_eq!(g.rounds_done(), 1);
+    }
+
+    #[test]
+    fn jittered_blocks_start_within_the_jitter_of_the_round() {
+        let jitter = SimTime::from_ms(2);
+        let mut g = three_senders(1).with_jitter(jitter);
+        let mut rng = SimRng::new(1, StreamId::Workload(0));
+        let mut a = Vec::new();
+        g.start(&mut Ctx::new(SimTime::ZERO, &mut rng, &mut a, 0));
+        a.clear();
+        let now = SimTime::from_ms(10);
+        g.on_wake(0, &mut Ctx::new(now, &mut rng, &mut a, 3));
+        let wakes: Vec<_> = a
+            .iter()
+            .filter_map(|x| if let Action::Wake { at, slot } = x { Some((*at, *slot)) } else { None })
+            .collect();
+        assert_eq!(
+            wakes.iter().map(|w| w.1).collect::<Vec<_>>(),
+            vec![1, 2, 3],
+            "no block is sent before its time"
+        );
+        assert!(wakes.iter().all(|&(at, _)| at >= now && at < now + jitter));
+        assert!(wakes.iter().any(|&(at, _)| at != wakes[0].0), "the delays are random");
+        a.clear();
+        g.on_wake(2, &mut Ctx::new(wakes[1].0, &mut rng, &mut a, 3));
+        assert_eq!(a, vec![Action::Send { conn: ConnId(1), bytes: 64_000, tag: 0, seq: 0 }]);
     }
 }

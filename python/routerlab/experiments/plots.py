@@ -1,0 +1,51 @@
+"""Figures for reproductions: matplotlib without a display, written as PNG and SVG with no
+timestamps or random ids, so a rerun writes byte-identical files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+#: SVG element ids are hashed with this salt instead of a random one.
+SVG_HASH_SALT = "routerlab"
+
+STYLE = {
+    "figure.figsize": (6.4, 4.0),
+    "figure.dpi": 100,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "svg.hashsalt": SVG_HASH_SALT,
+}
+
+
+def figure(draw: Callable[[plt.Axes], None], name: str, title: str) -> Callable[[Path], list[str]]:
+    """A figure writer for `Analysis.figures`: draws on one axes, saves NAME.png and NAME.svg."""
+
+    def write(directory: Path) -> list[str]:
+        with plt.rc_context(STYLE):
+            fig, ax = plt.subplots()
+            draw(ax)
+            ax.set_title(title, fontsize=10)
+            fig.tight_layout()
+            fig.savefig(directory / f"{name}.png", metadata={"Software": None})
+            fig.savefig(directory / f"{name}.svg", metadata={"Date": None, "Creator": None})
+            plt.close(fig)
+        return [f"{name}.png", f"{name}.svg"]
+
+    return write
+
+
+def errorbar(ax: plt.Axes, x, estimates, label: str, **kw) -> None:
+    """Means with their 95 % intervals as error bars."""
+    y = [e.mean for e in estimates]
+    lo = [e.mean - (e.ci_lo if e.ci_lo is not None else e.mean) for e in estimates]
+    hi = [(e.ci_hi if e.ci_hi is not None else e.mean) - e.mean for e in estimates]
+    ax.errorbar(x, y, yerr=[lo, hi], label=label, capsize=3, marker="o", markersize=4, **kw)

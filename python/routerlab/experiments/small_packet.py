@@ -1,0 +1,131 @@
+"""Analysis of small-packet-regime fairness (TAQ Fig. 2 and 8): short-term (slice) and long-term
+Jain indices and utilization against the per-flow fair share."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import pyarrow as pa
+
+from . import Analysis, Run
+from .plots import errorbar, figure
+from .stats import mean_ci
+
+#: The short-term index below which fairness counts as fallen (the knee's definition).
+KNEE_JAIN = 0.9
+#: The paper's knee, in packets per RTT (TAQ §2.2): drawn on the figure.
+PAPER_KNEE_PACKETS = 3
+
+
+def bottleneck_utilization(run: Run, link: str = "left->right") -> float:
+    links = run.tables["links"].to_pydict()
+    return links["utilization"][links["link"].index(link)]
+
+
+def silent_fraction(run: Run) -> float:
+    """Mean over the slices of the share of flows that received nothing in the slice."""
+    f = run.tables["fairness"].to_pydict()
+    shares = [s / n for s, n in zip(f["silent_flows"], f["flows"], strict=True) if n]
+    return sum(shares) / len(shares) if shares else math.nan
+
+
+def knee(share_to_jain: dict[float, float], threshold: float = KNEE_JAIN) -> float:
+    """The fair share where the index first drops below `threshold`, going from large shares to
+    small, interpolated linearly in log(share); NaN if it never does."""
+    shares = sorted(share_to_jain, reverse=True)
+    prev = None
+    for s in shares:
+        j = share_to_jain[s]
+        if j < threshold:
+            if prev is None:
+                return s
+            s0, j0 = prev
+            frac = (j0 - threshold) / (j0 - j)
+            return math.exp(math.log(s0) + frac * (math.log(s) - math.log(s0)))
+        prev = (s, j)
+    return math.nan
+
+
+def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
+    c = exp["constants"]
+    packet_bits = c["packet_bytes"] * 8
+
+    def share_bps(n: int) -> float:
+        return c["capacity_bps"] / n
+
+    def share_packets(n: int) -> float:
+        return share_bps(n) * c["rtt_with_queue_s"] / packet_bits
+
+    # metric[name][seed][n]
+    metric: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
+    for r in runs:
+        n = r.params["n"]
+        metric["jain20"][r.seed][n] = r.summary["jain_short_mean"]
+        metric["jain_long"][r.seed][n] = r.summary["jain_index"]
+        metric["utilization"][r.seed][n] = bottleneck_utilization(r)
+        metric["silent"][r.seed][n] = silent_fraction(r)
+    seeds = sorted(metric["jain20"])
+    ns = sorted(metric["jain20"][seeds[0]])
+
+    quantities = {
+        "jain20_at_max_share": mean_ci(metric["jain20"][s][ns[0]] for s in seeds),
+        "jain20_at_min_share": mean_ci(metric["jain20"][s][ns[-1]] for s in seeds),
+        "knee_packets_per_rtt": mean_ci(
+            knee({share_packets(n): metric["jain20"][s][n] for n in ns}) for s in seeds
+        ),
+        "silent_fraction_at_min_share": mean_ci(metric["silent"][s][ns[-1]] for s in seeds),
+        "jain_long_min": mean_ci(min(metric["jain_long"][s][n] for n in ns) for s in seeds),
+        "utilization_min": mean_ci(min(metric["utilization"][s][n] for n in ns) for s in seeds),
+    }
+
+    rows = defaultdict(list)
+    est = {}
+    for n in ns:
+        rows["n"].append(n)
+        rows["fair_share_kbps"].append(share_bps(n) / 1e3)
+        rows["fair_share_packets_per_rtt"].append(share_packets(n))
+        for name in ("jain20", "jain_long", "utilization", "silent"):
+            e = mean_ci(metric[name][s][n] for s in seeds)
+            est[name, n] = e
+            for column, value in e.columns(name).items():
+                rows[column].append(value)
+        rows["seeds"].append(len(seeds))
+
+    labels = {
+        "jain20": "Jain index, 20 s slices",
+        "jain_long": "Jain index, whole run",
+        "utilization": "utilization",
+        "silent": "flows silent for a whole slice",
+    }
+
+    def draw(ax):
+        x = [share_bps(n) / 1e3 for n in ns]
+        for name, label in labels.items():
+            errorbar(ax, x, [est[name, n] for n in ns], label)
+        knee_kbps = PAPER_KNEE_PACKETS * packet_bits / c["rtt_with_queue_s"] / 1e3
+        ax.axvline(
+            knee_kbps,
+            color="grey",
+            linestyle=":",
+            label=f"{PAPER_KNEE_PACKETS} packets per RTT (paper's knee)",
+        )
+        ax.set_xscale("log")
+        ax.set_xticks(x, [f"{v:.3g}" for v in x])
+        ax.minorticks_off()
+        ax.set_xlabel("per-flow fair share (Kbps)")
+        ax.set_ylim(0, 1.05)
+        ax.legend(loc="lower right")
+
+    capacity = c["capacity_bps"] / 1e6
+    return Analysis(
+        quantities=quantities,
+        tables={"fairness": pa.table(dict(rows))},
+        figures=[
+            figure(
+                draw,
+                "fairness_vs_share",
+                f"{exp['id']}: drop-tail, {capacity:g} Mbps, {ns[0]}–{ns[-1]} flows",
+            )
+        ],
+    )

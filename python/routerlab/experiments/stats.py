@@ -1,0 +1,75 @@
+"""Statistics for verdicts: means with Student-t confidence intervals, bootstrap intervals for
+percentiles. Everything is deterministic (the bootstrap uses a fixed generator seed), so a rerun
+writes the same verdict."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import stdtrit  # Student t quantile; scipy.stats takes seconds to import
+
+#: Seed of the bootstrap's generator: fixed, so intervals are reproducible.
+BOOTSTRAP_SEED = 20140402
+#: Bootstrap resamples.
+BOOTSTRAP_RESAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean (or percentile) with its 95 % confidence interval and sample size."""
+
+    mean: float
+    ci_lo: float | None
+    ci_hi: float | None
+    n: int
+
+    def scaled(self, k: float) -> Estimate:
+        """The same estimate in another unit."""
+        lo = None if self.ci_lo is None else self.ci_lo * k
+        hi = None if self.ci_hi is None else self.ci_hi * k
+        return Estimate(self.mean * k, lo, hi, self.n)
+
+    def columns(self, name: str, scale: float = 1.0) -> dict:
+        """Table columns `name`, `name_ci95_lo`, `name_ci95_hi` (the interval's ends may be
+        None), in the unit `scale` converts to."""
+        e = self.scaled(scale)
+        return {name: e.mean, f"{name}_ci95_lo": e.ci_lo, f"{name}_ci95_hi": e.ci_hi}
+
+    def as_dict(self) -> dict:
+        return {
+            "mean": self.mean,
+            "ci95": None if self.ci_lo is None else [self.ci_lo, self.ci_hi],
+            "n": self.n,
+        }
+
+
+def mean_ci(values, level: float = 0.95) -> Estimate:
+    """Sample mean with a Student-t interval (none for fewer than 2 values or zero spread)."""
+    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
+    n = len(x)
+    if n == 0:
+        return Estimate(float("nan"), None, None, 0)
+    m = float(x.mean())
+    if n < 2:
+        return Estimate(m, None, None, n)
+    sd = float(x.std(ddof=1))
+    half = float(stdtrit(n - 1, 0.5 + level / 2)) * sd / math.sqrt(n)
+    return Estimate(m, m - half, m + half, n)
+
+
+def percentile_ci(values, q: float, level: float = 0.95) -> Estimate:
+    """The q-th percentile (0–100) with a percentile-bootstrap interval."""
+    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
+    n = len(x)
+    if n == 0:
+        return Estimate(float("nan"), None, None, 0)
+    point = float(np.percentile(x, q))
+    if n < 2:
+        return Estimate(point, None, None, n)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    idx = rng.integers(0, n, size=(BOOTSTRAP_RESAMPLES, n))
+    boots = np.percentile(x[idx], q, axis=1)
+    lo, hi = np.percentile(boots, [50 * (1 - level), 50 * (1 + level)])
+    return Estimate(point, float(lo), float(hi), n)

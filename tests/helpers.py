@@ -1,0 +1,49 @@
+"""Shared by the tests: running the ``routerlab`` command."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def routerlab(*args: str, check: bool = False, **kw) -> subprocess.CompletedProcess:
+    """Run ``python -m routerlab ARGS`` in the repository (or ``cwd``); check: exit 0."""
+    p = subprocess.run(
+        [sys.executable, "-m", "routerlab", *args],
+        capture_output=True,
+        text=True,
+        cwd=kw.pop("cwd", ROOT),
+        **kw,
+    )
+    if check:
+        assert p.returncode == 0, p.stderr
+    return p
+
+
+def interrupt_while_writing(
+    args: list[str], parent: Path, settle: float, sig: int = signal.SIGINT
+) -> tuple[int, str]:
+    """Start ``routerlab ARGS`` writing into ``parent``, wait until its temporary output
+    directory exists and then ``settle`` seconds more, send ``sig``; (exit status, stderr)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "routerlab", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    deadline = time.monotonic() + 30
+    while not any(f.name.startswith(".out.tmp") for f in parent.iterdir()):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(settle)
+    os.kill(proc.pid, sig)
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err

@@ -1,0 +1,284 @@
+"""`routerlab reproduce`: verdicts, statistics, seeding, the experiment files, and the quick
+variants of the baseline experiments with the verdicts our runs give."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import interrupt_while_writing, routerlab
+from routerlab import experiments
+from routerlab.experiments import incast, models, small_packet
+from routerlab.experiments.stats import Estimate, mean_ci, percentile_ci
+from routerlab.experiments.verdict import ClaimError, build_verdict, judge, write_verdict
+
+META = {"quick": True, "routerlab_version": "test", "git_commit": "abc", "seeds": [1, 2, 3]}
+
+
+def claim(**kw) -> dict:
+    c = {
+        "id": "c1",
+        "statement": "s",
+        "source": "Fig. 1",
+        "paper": "≥ 0.8",
+        "quantity": "q",
+        "criterion": "ci_lo >= 0.8",
+    }
+    c.update(kw)
+    return c
+
+
+# --- verdicts -------------------------------------------------------------------------------
+
+
+def test_a_claim_that_meets_its_criterion_holds_and_one_that_misses_differs(tmp_path: Path):
+    exp = {"id": "x", "claim": [claim(id="meets", quantity="a"), claim(id="misses", quantity="b")]}
+    est = {"a": Estimate(0.9, 0.85, 0.95, 5), "b": Estimate(0.9, 0.75, 1.05, 5)}
+    v = build_verdict(exp, est, META)
+    assert [(c["id"], c["verdict"]) for c in v["claims"]] == [
+        ("meets", "holds"),
+        ("misses", "differs"),
+    ]
+    assert v["claims"][0]["ours"] == 0.9 and v["claims"][0]["ci95"] == [0.85, 0.95]
+    assert v["seeds"] == [1, 2, 3] and v["experiment"] == "x"
+    write_verdict(tmp_path, v, "a note")
+    assert json.loads((tmp_path / "verdict.json").read_text()) == v
+    md = (tmp_path / "verdict.md").read_text()
+    assert "**holds**" in md and "**differs**" in md and "a note" in md
+
+
+def test_a_claim_cannot_be_omitted_or_malformed():
+    exp = {"id": "x", "claim": [claim(quantity="missing")]}
+    with pytest.raises(ClaimError, match="no quantity 'missing'"):
+        build_verdict(exp, {"q": Estimate(1.0, 1.0, 1.0, 3)}, META)
+    without_criterion = claim()
+    del without_criterion["criterion"]
+    with pytest.raises(ClaimError, match="lacks"):
+        build_verdict({"id": "x", "claim": [without_criterion]}, {"q": Estimate(1, 1, 1, 3)}, META)
+    with pytest.raises(ClaimError, match="no claims"):
+        build_verdict({"id": "x", "claim": []}, {}, META)
+    with pytest.raises(ClaimError, match="does not parse"):
+        build_verdict(
+            {"id": "x", "claim": [claim(criterion="ci_lo >=")]}, {"q": Estimate(1, 1, 1, 3)}, META
+        )
+
+
+def test_criteria_see_the_interval_and_a_nan_never_holds():
+    assert judge("ci_hi <= 0.3 and mean < 0.2", Estimate(0.1, 0.0, 0.3, 4))
+    assert not judge("ci_hi <= 0.3", Estimate(0.1, 0.0, 0.31, 4))
+    # Without an interval (one seed), the bounds are the mean.
+    assert judge("ci_lo >= 0.5", Estimate(0.6, None, None, 1))
+    assert not judge("ci_lo >= 0.5 or True", Estimate(math.nan, None, None, 0))
+
+
+# --- statistics -----------------------------------------------------------------------------
+
+
+def test_mean_ci_is_student_t():
+    e = mean_ci([1, 2, 3, 4, 5])
+    # sd = sqrt(2.5), t(0.975, 4) = 2.776445: half-width 2.776445 · 1.581139 / sqrt(5) = 1.963243.
+    assert e.mean == 3 and e.n == 5
+    assert e.ci_lo == pytest.approx(3 - 1.963243, abs=1e-6)
+    assert e.ci_hi == pytest.approx(3 + 1.963243, abs=1e-6)
+    # Two values: t(0.975, 1) = 12.7062; NaNs are ignored; one value has no interval.
+    e = mean_ci([0.0, 2.0, math.nan])
+    assert (e.ci_lo, e.ci_hi) == pytest.approx((1 - 12.7062, 1 + 12.7062), abs=1e-4)
+    assert mean_ci([4.0]) == Estimate(4.0, None, None, 1)
+
+
+def test_percentile_bootstrap_matches_the_order_statistic_theory():
+    x = np.arange(1000.0)
+    e = percentile_ci(x, 50)
+    assert e.mean == pytest.approx(499.5)
+    # The median's standard error is sqrt(q(1−q)/n) · n = 15.8 ranks: a 95 % interval of about
+    # ±31 ranks.
+    assert 40 <= e.ci_hi - e.ci_lo <= 90
+    assert e.ci_lo < 499.5 < e.ci_hi
+    assert percentile_ci(x, 50) == e, "the bootstrap is seeded"
+    e99 = percentile_ci(x, 99)
+    assert e99.mean == pytest.approx(989.01) and e99.ci_hi <= 999
+
+
+def test_models_against_hand_computed_values():
+    # Mathis: 1460 · 8 / 0.1 · sqrt(1.5 / 0.01) = 1.4305 Mbps.
+    assert models.mathis(0.01, 1460, 0.1) == pytest.approx(1.4305e6, rel=1e-4)
+    # PFTK at p = 0.01, b = 1, RTT 0.1, T0 0.2: denominator 0.1·0.08165 + 0.2·0.18371·0.01·1.0032.
+    assert models.pftk(0.01, 1460, 0.1, 0.2) == pytest.approx(11680 / 0.0085336, rel=1e-4)
+    assert models.pftk(0.001, 1460, 0.1, 0.2) < models.mathis(0.001, 1460, 0.1)
+
+
+def test_analysis_helpers():
+    assert incast.onset({1: 900.0, 2: 880.0, 4: 100.0, 8: 90.0}) == 4
+    assert math.isnan(incast.onset({1: 900.0, 8: 800.0}))
+    # The index drops below 0.9 between shares 4 (0.95) and 2 (0.75): a quarter of the way in
+    # log scale.
+    k = small_packet.knee({8.0: 0.99, 4.0: 0.95, 2.0: 0.75})
+    assert k == pytest.approx(2 ** (2 - 0.25))
+    assert math.isnan(small_packet.knee({8.0: 0.99, 4.0: 0.95}))
+
+
+# --- experiment files, seeding, output ------------------------------------------------------
+
+TINY = """
+id = "{id}"
+title = "a tiny incast"
+sources = "test"
+analysis = "incast"
+
+[constants]
+block_bytes = 16384
+buffer_pkts = 16
+line_rate_bps = 1e9
+
+[grid]
+n = [1, 4]
+min_rto = ["200ms", "1ms"]
+
+[scenario]
+template = '''
+[run]
+duration = "5s"
+[topology]
+kind = "star"
+senders = $n
+access = {{ rate = "1Gbps", delay = "25us" }}
+bottleneck = {{ rate = "1Gbps", delay = "25us", queue = {{ kind = "droptail", limit = "16pkts" }} }}
+[transport]
+min_rto = "$min_rto"
+[[workload]]
+kind = "incast"
+block = "${{block_bytes}}B"
+rounds = 3
+jitter = "20us"
+'''
+
+[[claim]]
+id = "fits"
+statement = "one sender runs near line rate"
+source = "test"
+paper = "-"
+quantity = "goodput_frac_nmin_200ms"
+criterion = "ci_lo >= 0.5"
+"""
+
+
+@pytest.fixture
+def exp_dir(tmp_path: Path, monkeypatch) -> Path:
+    d = tmp_path / "experiments"
+    d.mkdir()
+    for name in ("tiny-a", "tiny-b", "matrix"):
+        (d / f"{name}.toml").write_text(TINY.format(id=name))
+    monkeypatch.setenv("ROUTERLAB_EXPERIMENTS", str(d))
+    return d
+
+
+def test_same_experiment_same_files_and_seeds_follow_the_replicate_count(
+    exp_dir: Path, tmp_path: Path
+):
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    routerlab("reproduce", "tiny-a", "--seeds", "3", "--out", str(a), check=True)
+    routerlab("reproduce", "tiny-a", "--seeds", "3", "--out", str(b), "--jobs", "1", check=True)
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    for f in files:
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f"{f} differs between reruns"
+    routerlab("reproduce", "tiny-a", "--seeds", "4", "--out", str(c), check=True)
+    seeds3 = json.loads((a / "verdict.json").read_text())["seeds"]
+    seeds4 = json.loads((c / "verdict.json").read_text())["seeds"]
+    assert len(seeds3) == 3 and len(seeds4) == 4 and seeds4[:3] == seeds3
+    assert len(set(seeds4)) == 4
+    # Another experiment id gets other seeds.
+    assert experiments.replicate_seed("tiny-b", 0) not in seeds4
+    for expected in ("verdict.md", "goodput.parquet", "goodput.csv", "figures/goodput_vs_n.png"):
+        assert (a / expected).is_file(), expected
+    assert (a / "figures/goodput_vs_n.svg").read_text().startswith("<?xml")
+    assert len(list((a / "scenarios").glob("config*.toml"))) == 4
+
+
+def test_all_runs_every_experiment_but_the_matrix(exp_dir: Path, tmp_path: Path):
+    p = routerlab("reproduce", "--list", check=True)
+    assert [line.split()[0] for line in p.stdout.splitlines()] == ["matrix", "tiny-a", "tiny-b"]
+    routerlab("reproduce", "all", "--seeds", "2", "--out", str(tmp_path / "all"), check=True)
+    assert sorted(p.name for p in (tmp_path / "all").iterdir()) == ["tiny-a", "tiny-b"]
+
+
+def test_refusals_come_before_anything_runs(exp_dir: Path, tmp_path: Path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep").write_text("earlier result")
+    p = routerlab("reproduce", "tiny-a", "--out", str(out))
+    assert p.returncode == 2 and "--force" in p.stderr
+    assert (out / "keep").read_text() == "earlier result"
+    p = routerlab("reproduce", "nope")
+    assert p.returncode == 2 and "tiny-a" in p.stderr
+    assert routerlab("reproduce", "tiny-a", "--seeds", "1").returncode == 2
+    # A template that renders an invalid scenario is refused with the scenario's field path.
+    (exp_dir / "tiny-a.toml").write_text(TINY.format(id="tiny-a").replace('"1ms"]', '"-1ms"]'))
+    p = routerlab("reproduce", "tiny-a", "--out", str(tmp_path / "new"))
+    assert p.returncode == 2 and "transport.min_rto" in p.stderr, p.stderr
+    assert not (tmp_path / "new").exists()
+    # A claim without a criterion makes the file unusable.
+    (exp_dir / "tiny-a.toml").write_text(
+        TINY.format(id="tiny-a").replace('criterion = "ci_lo >= 0.5"\n', "")
+    )
+    p = routerlab("reproduce", "--list")
+    assert p.returncode == 2 and "tiny-a.toml" in p.stderr and "criterion" in p.stderr
+
+
+# --- the baseline experiments, quick -------------------------------------------------------
+
+
+def quick_verdicts(exp_id: str, tmp_path: Path) -> dict[str, str]:
+    out = tmp_path / exp_id
+    routerlab("reproduce", exp_id, "--quick", "--out", str(out), check=True)
+    v = json.loads((out / "verdict.json").read_text())
+    assert v["quick"] is True and len(v["seeds"]) == experiments.QUICK_SEEDS
+    ids = [c["id"] for c in experiments.load(exp_id)["claim"]]
+    assert [c["id"] for c in v["claims"]] == ids, "every claim of the file is judged"
+    assert list((out / "figures").glob("*.png")) and list((out / "figures").glob("*.svg"))
+    return {c["id"]: c["verdict"] for c in v["claims"]}
+
+
+def test_base_incast_collapses_with_200ms_and_far_less_with_1ms(tmp_path: Path):
+    assert quick_verdicts("base-incast", tmp_path) == {
+        "fits": "holds",
+        "collapse": "holds",
+        "onset": "holds",
+        "short-rto": "holds",
+    }
+
+
+def test_base_small_packet_short_term_fairness_falls_below_three_packets_per_rtt(tmp_path: Path):
+    assert quick_verdicts("base-small-packet", tmp_path) == {
+        "short-term-high": "holds",
+        "short-term-falls": "holds",
+        "knee": "holds",
+        "silent": "holds",
+        "long-term": "holds",
+        "utilization": "holds",
+    }
+
+
+def test_base_loss_follows_pftk_and_mathis(tmp_path: Path):
+    # `timeouts` differs: at 5 % loss Mathis overestimates us by ≈ 16 %, not the ≥ 20 % the
+    # criterion asked for (PFTK itself predicts 20 % there); see experiments/base-loss.toml.
+    assert quick_verdicts("base-loss", tmp_path) == {
+        "pftk": "holds",
+        "mathis": "holds",
+        "sqrt-slope": "holds",
+        "timeouts": "differs",
+    }
+
+
+def test_an_interrupted_reproduction_leaves_nothing_and_no_worker_tracebacks(tmp_path: Path):
+    out = tmp_path / "out"
+    # Interrupted 1.5 s after it started writing: the workers are simulating.
+    args = ["reproduce", "base-small-packet", "--out", str(out)]
+    status, err = interrupt_while_writing(args, tmp_path, 1.5)
+    assert status == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert list(tmp_path.iterdir()) == [], "no result and no temporary directory"
