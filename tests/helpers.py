@@ -37,6 +37,9 @@ def interrupt_while_writing(
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
+        # A shell's background job starts with SIGINT ignored, and Python then leaves it
+        # ignored: give the command the default disposition a terminal user's has.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 30
     while not any(f.name.startswith(".out.tmp") for f in parent.iterdir()):

@@ -207,7 +207,7 @@ def test_missing_file_is_an_error(tmp_path: Path):
     assert "nope.toml" in p.stderr
 
 
-@pytest.mark.parametrize("verb", [[], ["run"], ["validate"], ["reproduce"]])
+@pytest.mark.parametrize("verb", [[], ["run"], ["validate"], ["reproduce"], ["bench"]])
 def test_help_on_every_verb(verb):
     p = routerlab(*verb, "--help", check=True)
     assert "usage: routerlab" in p.stdout

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 from . import _core
+from .bench import KEYS as BENCH_KEYS
 from .output import AtomicDir, OutputExists
 from .runner import ScenarioInvalid, simulate, write_files
 
@@ -33,6 +34,7 @@ examples:
   routerlab validate examples/*.toml              check scenarios without running them
   routerlab reproduce --list                      the paper reproductions
   routerlab reproduce base-incast --quick         one reproduction, small and fast
+  routerlab bench --repeat 5                      speed and memory on the benchmark scenarios
   routerlab VERB --help                           options of one verb"""
 
 
@@ -173,6 +175,39 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+
+    known = bench.scenarios()
+    names = args.scenario or list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        print(
+            f"routerlab: no benchmark scenario {unknown[0]!r}; known: {', '.join(known)}",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
+    if args.repeat < 1:
+        print("routerlab: --repeat must be at least 1", file=sys.stderr)
+        return EXIT_INVALID
+
+    def progress(message: str) -> None:
+        print(f"bench: {message}", file=sys.stderr, flush=True)
+
+    try:
+        results = bench.run(names, args.repeat, progress)
+    except bench.BenchError as e:
+        print(f"routerlab: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        import json
+
+        print(json.dumps([{k: r[k] for k in BENCH_KEYS} for r in results], indent=2))
+    else:
+        print(bench.format_table(results))
+    return 0
+
+
 def print_verdict(verdict: dict, out: Path) -> None:
     quick = " (quick)" if verdict["quick"] else ""
     print(f"{verdict['experiment']}{quick}: {len(verdict['seeds'])} seeds → {out}/")
@@ -274,6 +309,37 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     add_progress_flags(x)
     x.set_defaults(func=cmd_reproduce)
+
+    b = sub.add_parser(
+        "bench",
+        help="measure the simulator's speed and memory on fixed scenarios",
+        description=textwrap.dedent(
+            """\
+            Run fixed benchmark scenarios (dumbbell-1g, dumbbell-10g-1000, fattree-k8; see
+            docs/performance.md), each run in its own subprocess, N times, and report the
+            median run per scenario: simulated seconds, events, packet-hops (a packet crossing
+            one link), wall seconds of the simulation loop alone, setup seconds (interpreter
+            start and scenario building), events/s, packet-hops/s, the subprocess's peak RSS,
+            and the simulator's own peak heap (counted by Rust's allocator). Progress goes to
+            stderr. For comparable figures, run on an otherwise idle machine."""
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    b.add_argument(
+        "--scenario",
+        action="append",
+        metavar="NAME",
+        help="only this scenario (repeatable; default: all)",
+    )
+    b.add_argument(
+        "--repeat", type=int, default=3, metavar="N", help="runs per scenario (default 3)"
+    )
+    b.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list of records to stdout (keys: " + ", ".join(BENCH_KEYS) + ")",
+    )
+    b.set_defaults(func=cmd_bench)
     return p
 
 

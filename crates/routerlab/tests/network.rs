@@ -497,3 +497,46 @@ fn reverse_loss_sets_the_other_direction_alone() {
     let (fwd, rev) = bulk_with_loss(", reverse_loss = 0.5");
     assert!(rev > fwd, "half the ACKs lost: {fwd} {rev}");
 }
+
+/// `packet_hops` counts one per packet per link crossed — what `routerlab bench` reports. A
+/// UDP stream over a dumbbell crosses three links (access, bottleneck, access), nothing comes
+/// back, and each crossing is also an `Arrive` event: hops = 3 × datagrams delivered, and the
+/// transmitter's end events appear only when a packet waits behind another.
+#[test]
+fn packet_hops_count_every_link_crossing_once() {
+    let udp = |rate: &str| {
+        run(&format!(
+            r#"
+[run]
+duration = "300ms"
+[topology]
+kind = "dumbbell"
+pairs = 1
+access = {{ rate = "1Gbps", delay = "10us" }}
+bottleneck = {{ rate = "100Mbps", delay = "1ms" }}
+[[workload]]
+kind = "cbr"
+src = "s0"
+dst = "r0"
+rate = "{rate}"
+stop = "50ms"
+"#
+        ))
+        .1
+    };
+    for rate in ["10Mbps", "200Mbps"] {
+        let r = udp(rate);
+        let bottleneck = link(&r, "left->right");
+        let delivered = bottleneck.tx_packets; // no drops (unbounded queue), all arrived by 300 ms
+        assert!(delivered > 0);
+        assert_eq!(r.summary.packet_hops, link(&r, "s0->left").tx_packets + 2 * delivered, "{rate}");
+        // Without a queue (10 Mbps into 100 Mbps) every packet is one Arrive event per hop
+        // plus its emission; with a standing queue (200 Mbps) transmitter events add up.
+        let per_hop = r.summary.events as f64 / r.summary.packet_hops as f64;
+        if rate == "10Mbps" {
+            assert!(per_hop < 1.4, "{per_hop}");
+        } else {
+            assert!(per_hop > 1.5, "{per_hop}");
+        }
+    }
+}

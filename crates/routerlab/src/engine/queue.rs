@@ -5,6 +5,8 @@
 //! ties resolve in insertion order. Entries are 32 bytes; the heap never shrinks, so a
 //! steady-state run allocates nothing.
 
+use std::collections::BinaryHeap;
+
 use super::Event;
 use crate::units::SimTime;
 
@@ -14,15 +16,37 @@ struct Entry {
     event: Event,
 }
 
+// `BinaryHeap` is a max-heap: the earliest key must compare greatest.
+impl PartialEq for Entry {
+    fn eq(&self, other: &Entry) -> bool {
+        self.key == other.key
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Entry) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    #[inline]
+    fn cmp(&self, other: &Entry) -> std::cmp::Ordering {
+        other.key.cmp(&self.key)
+    }
+}
+
+/// The standard library's binary heap does the sifting: holes instead of swaps, and a pop
+/// that moves the hole to the bottom before sifting the last entry up (the last entry
+/// almost always belongs near the bottom), without bounds checks.
 #[derive(Default, Debug)]
 pub struct EventQueue {
-    heap: Vec<Entry>,
+    heap: BinaryHeap<Entry>,
     seq: u64,
 }
 
 impl EventQueue {
     pub fn new() -> EventQueue {
-        EventQueue { heap: Vec::with_capacity(1024), seq: 0 }
+        EventQueue { heap: BinaryHeap::with_capacity(1024), seq: 0 }
     }
 
     pub fn len(&self) -> usize {
@@ -36,70 +60,26 @@ impl EventQueue {
     /// Schedule `event` at `at`.
     #[inline]
     pub fn push(&mut self, at: SimTime, event: Event) {
-        let key = ((at.0 as u128) << 64) | self.seq as u128;
+        self.heap.push(Entry { key: ((at.0 as u128) << 64) | self.seq as u128, event });
         self.seq += 1;
-        self.heap.push(Entry { key, event });
-        self.sift_up(self.heap.len() - 1);
     }
 
     /// Time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.first().map(|e| SimTime((e.key >> 64) as u64))
+        self.heap.peek().map(|e| SimTime((e.key >> 64) as u64))
     }
 
     /// The earliest event and its time, if any.
     #[inline]
     pub fn peek(&self) -> Option<(SimTime, &Event)> {
-        self.heap.first().map(|e| (SimTime((e.key >> 64) as u64), &e.event))
+        self.heap.peek().map(|e| (SimTime((e.key >> 64) as u64), &e.event))
     }
 
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let last = self.heap.pop()?;
-        let top = if self.heap.is_empty() {
-            last
-        } else {
-            let top = std::mem::replace(&mut self.heap[0], last);
-            self.sift_down(0);
-            top
-        };
-        Some((SimTime((top.key >> 64) as u64), top.event))
-    }
-
-    #[inline]
-    fn sift_up(&mut self, mut i: usize) {
-        let item = self.heap[i];
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if self.heap[parent].key <= item.key {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            i = parent;
-        }
-        self.heap[i] = item;
-    }
-
-    #[inline]
-    fn sift_down(&mut self, mut i: usize) {
-        let n = self.heap.len();
-        let item = self.heap[i];
-        loop {
-            let left = 2 * i + 1;
-            if left >= n {
-                break;
-            }
-            let right = left + 1;
-            let child = if right < n && self.heap[right].key < self.heap[left].key { right } else { left };
-            if self.heap[child].key >= item.key {
-                break;
-            }
-            self.heap[i] = self.heap[child];
-            i = child;
-        }
-        self.heap[i] = item;
+        self.heap.pop().map(|e| (SimTime((e.key >> 64) as u64), e.event))
     }
 }
 

@@ -3,10 +3,13 @@
 //! ```text
 //!   arrival ──▶ [ qdisc ] ──dequeue──▶ transmitter ──(serialization)──▶ pipe ──(delay)──▶ far node
 //! ```
-//! The transmitter holds at most one packet; when it finishes (`TxDone`) the packet enters the
-//! pipe, which is a FIFO because every packet on a link takes the same propagation delay, so
-//! only the head of the pipe needs a pending `Arrive` event. A busy port therefore has at most
-//! two events in the queue, whatever the number of packets it holds.
+//! When the transmitter takes a packet from the queue, its serialization end and its arrival at
+//! the far end are both known: the packet goes straight into the pipe with its arrival time.
+//! The pipe is a FIFO (every packet on a link takes the same propagation delay), so only its
+//! head needs a pending `Arrive` event. A `TxDone` event, at the end of the serialization, is
+//! scheduled only when packets are waiting behind it — an idle or lightly loaded link costs one
+//! event per packet, not two. A port therefore has at most two events in the queue, whatever
+//! the number of packets it holds.
 //!
 //! Serialization time counts the IP datagram plus the link's framing overhead (default 0;
 //! `"38B"` models Ethernet's header, FCS, preamble and inter-frame gap).
@@ -39,36 +42,48 @@ pub struct PortStats {
     pub queue_changed_at: SimTime,
 }
 
+/// A port. Fields are in the order the hot path reads them (`repr(C)` keeps it): the pipe and
+/// the transmitter first, so that the event loop's prefetch of a port's first lines covers an
+/// arrival and a transmission; the queue discipline and rarely used state after.
 #[derive(Debug)]
+#[repr(C)]
 pub struct Port {
+    pipe: VecDeque<(SimTime, PacketId)>,
+    /// End of the current (or last) serialization: the transmitter is free from then on.
+    busy_until: SimTime,
+    pub delay: SimTime,
+    pub rate: Rate,
+    /// The last two (wire bytes, serialization time) pairs: a port sends few distinct sizes
+    /// (full segments one way, ACKs the other), and this spares a 64-bit division per packet.
+    tx_memo: [(u64, SimTime); 2],
+    /// The rate the memo was computed at (`rate` is public: a change invalidates it).
+    tx_memo_rate: Rate,
     pub id: PortId,
     pub from: NodeId,
     pub to: NodeId,
-    pub rate: Rate,
-    pub delay: SimTime,
     pub framing_bytes: u32,
     /// Largest IP datagram the link carries; larger ones are fragmented at dequeue (or dropped
     /// if DF is set).
     pub mtu: u32,
+    pub up: bool,
+    /// A `TxDone` event is pending (at `busy_until`).
+    tx_done_pending: bool,
     /// Independent random loss probability per packet (an impairment).
     pub loss: f64,
-    pub up: bool,
+    pub stats: PortStats,
+    /// Packets already taken from the queue and waiting for the transmitter (the fragments of
+    /// a datagram, sent back to back).
+    ready: VecDeque<PacketId>,
+    /// Packets taken from the queue and transformed, not yet handed to the MTU check.
+    staged: VecDeque<PacketId>,
     pub qdisc: AnyQdisc,
     /// Optional stage around the queue (admission before, transform after).
     stage: Option<Box<dyn PortStage>>,
     /// Earliest pending stage timer.
     pub stage_timer_at: Option<SimTime>,
-    /// Packets taken from the queue and transformed, not yet handed to the MTU check.
-    staged: VecDeque<PacketId>,
-    tx: Option<PacketId>,
-    /// Packets already taken from the queue and waiting for the transmitter (the fragments of
-    /// a datagram, sent back to back).
-    ready: VecDeque<PacketId>,
-    pipe: VecDeque<(SimTime, PacketId)>,
     /// Packets a dequeue-side stage dropped, drained by the caller.
     drops: Vec<(PacketId, DropCause)>,
     loss_rng: SimRng,
-    pub stats: PortStats,
 }
 
 impl Port {
@@ -99,11 +114,14 @@ impl Port {
             stage: None,
             stage_timer_at: None,
             staged: VecDeque::new(),
-            tx: None,
+            busy_until: SimTime::ZERO,
+            tx_done_pending: false,
             ready: VecDeque::new(),
             pipe: VecDeque::new(),
             drops: Vec::new(),
             loss_rng,
+            tx_memo: [(u64::MAX, SimTime::ZERO); 2],
+            tx_memo_rate: rate,
             stats: PortStats::default(),
         }
     }
@@ -159,12 +177,17 @@ impl Port {
     pub fn queue_bytes(&self) -> u64 {
         self.qdisc.len_bytes()
     }
-    pub fn is_busy(&self) -> bool {
-        self.tx.is_some()
+    /// The transmitter is serializing a packet at `now`.
+    pub fn is_busy(&self, now: SimTime) -> bool {
+        self.busy_until > now
     }
-    /// Packets on the wire.
+    /// Packets being serialized or propagating.
     pub fn in_pipe(&self) -> usize {
         self.pipe.len()
+    }
+    /// End of the current serialization, if the transmitter is busy.
+    pub fn busy_until(&self) -> SimTime {
+        self.busy_until
     }
 
     /// Add the time since the last change, at the current length, to the occupancy integrals.
@@ -193,6 +216,8 @@ impl Port {
     }
 
     /// Offer a packet. Packets the port lets go of are passed to `dropped`, which must free them.
+    /// Returns the packet that started transmission and went on the wire, if one did (not
+    /// necessarily `pkt`: see [`Port::on_tx_done`]).
     #[inline]
     pub fn enqueue(
         &mut self,
@@ -201,11 +226,11 @@ impl Port {
         pool: &mut PacketPool,
         events: &mut EventQueue,
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
-    ) {
+    ) -> Option<PacketId> {
         if !self.up {
             self.stats.link_down_drops += 1;
             dropped(pkt, DropCause::LinkDown, pool);
-            return;
+            return None;
         }
         self.account_queue(now);
         if self.stage.is_some() {
@@ -214,7 +239,7 @@ impl Port {
             self.arm_stage_timer(now, events);
             if let Err(cause) = verdict {
                 dropped(pkt, cause, pool);
-                return;
+                return None;
             }
         }
         match self.qdisc.enqueue(now, pkt, pool, &mut self.drops) {
@@ -226,20 +251,34 @@ impl Port {
         for (p, cause) in self.drops.drain(..) {
             dropped(p, cause, pool);
         }
-        if self.tx.is_none() {
-            self.start_tx(now, pool, events, dropped);
+        if self.tx_done_pending {
+            None
+        } else if self.busy_until <= now {
+            self.start_tx(now, pool, events, dropped)
+        } else {
+            // Serializing a packet that had nothing behind it: now something is.
+            events.push(self.busy_until, Event::TxDone(self.id));
+            self.tx_done_pending = true;
+            None
         }
     }
 
-    /// Take the next packet from the queue onto the transmitter, if any.
+    /// Packets waiting for the transmitter, in the queue or past it.
+    #[inline]
+    fn has_waiting(&self) -> bool {
+        !self.ready.is_empty() || !self.staged.is_empty() || self.qdisc.len_packets() > 0
+    }
+
+    /// Take the next packet from the queue onto the transmitter, if any, and put it on the
+    /// wire (unless the link loses it). Returns the packet that went on the wire.
     fn start_tx(
         &mut self,
         now: SimTime,
         pool: &mut PacketPool,
         events: &mut EventQueue,
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
-    ) {
-        debug_assert!(self.tx.is_none());
+    ) -> Option<PacketId> {
+        debug_assert!(self.busy_until <= now && !self.tx_done_pending);
         self.account_queue(now);
         let next = match self.ready.pop_front() {
             Some(p) => Some(p),
@@ -275,17 +314,51 @@ impl Port {
         for (p, cause) in self.drops.drain(..) {
             dropped(p, cause, pool);
         }
-        if let Some(p) = next {
-            let wire = pool.get(p).ip_len() as u64 + self.framing_bytes as u64;
-            let t = self.rate.tx_time(wire);
-            self.tx = Some(p);
-            self.stats.busy += t;
-            events.push(now + t, Event::TxDone(self.id));
+        let p = next?;
+        let ip_len = pool.get(p).ip_len() as u64;
+        let t = self.tx_time(ip_len + self.framing_bytes as u64);
+        let end = now + t;
+        self.busy_until = end;
+        self.stats.busy += t;
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += ip_len;
+        if self.has_waiting() {
+            events.push(end, Event::TxDone(self.id));
+            self.tx_done_pending = true;
         }
+        if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
+            self.stats.link_losses += 1;
+            dropped(p, DropCause::LinkLoss, pool);
+            return None;
+        }
+        let at = end + self.delay;
+        if self.pipe.is_empty() {
+            events.push(at, Event::Arrive(self.id, p));
+        }
+        self.pipe.push_back((at, p));
+        Some(p)
     }
 
-    /// The transmitter finished: put the packet on the wire and start the next one. Returns the
-    /// packet that went on the wire (None if the link dropped it).
+    /// Serialization time of `wire` bytes, memoized.
+    #[inline]
+    fn tx_time(&mut self, wire: u64) -> SimTime {
+        if self.tx_memo_rate != self.rate {
+            self.tx_memo = [(u64::MAX, SimTime::ZERO); 2];
+            self.tx_memo_rate = self.rate;
+        }
+        if self.tx_memo[0].0 == wire {
+            return self.tx_memo[0].1;
+        }
+        if self.tx_memo[1].0 == wire {
+            return self.tx_memo[1].1;
+        }
+        let t = self.rate.tx_time(wire);
+        self.tx_memo = [(wire, t), self.tx_memo[0]];
+        t
+    }
+
+    /// The transmitter finished, with packets waiting: start the next one. Returns the packet
+    /// that went on the wire (None if the link lost it or nothing was left to send).
     #[inline]
     pub fn on_tx_done(
         &mut self,
@@ -294,35 +367,18 @@ impl Port {
         events: &mut EventQueue,
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
     ) -> Option<PacketId> {
-        let p = self.tx.take().expect("TxDone without a packet");
-        self.stats.tx_packets += 1;
-        self.stats.tx_bytes += pool.get(p).ip_len() as u64;
-        let sent = if !self.up {
-            self.stats.link_down_drops += 1;
-            dropped(p, DropCause::LinkDown, pool);
-            None
-        } else if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
-            self.stats.link_losses += 1;
-            dropped(p, DropCause::LinkLoss, pool);
-            None
-        } else {
-            let at = now + self.delay;
-            if self.pipe.is_empty() {
-                events.push(at, Event::Arrive(self.id));
-            }
-            self.pipe.push_back((at, p));
-            Some(p)
-        };
-        self.start_tx(now, pool, events, dropped);
-        sent
+        debug_assert!(self.tx_done_pending && self.busy_until == now);
+        self.tx_done_pending = false;
+        self.start_tx(now, pool, events, dropped)
     }
 
     /// The head of the pipe reached the far end: hand it over and schedule the next arrival.
+    /// (A packet on the wire when the link went down is lost: the caller checks `up`.)
     #[inline]
     pub fn on_arrive(&mut self, events: &mut EventQueue) -> PacketId {
         let (_, p) = self.pipe.pop_front().expect("Arrive with an empty pipe");
-        if let Some(&(at, _)) = self.pipe.front() {
-            events.push(at, Event::Arrive(self.id));
+        if let Some(&(at, next)) = self.pipe.front() {
+            events.push(at, Event::Arrive(self.id, next));
         }
         p
     }

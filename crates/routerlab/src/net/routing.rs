@@ -1,24 +1,40 @@
-//! Routing tables: for every node and destination host, the egress ports on shortest paths.
+//! Routing tables: for every switch and destination host, the egress ports on shortest paths.
 //!
 //! Paths are shortest by hop count (links that are down are skipped), computed by one
-//! breadth-first search per destination over the reversed graph. Ties are kept: every
-//! neighbour one hop closer to the destination is a next hop, so fat-trees get their full set
-//! of equal-cost paths and forwarding policies (ECMP, spraying) choose among them. Next hops
-//! are stored in port order, so the tables — and any choice among them — are deterministic.
+//! breadth-first search per destination over the reversed graph; hosts do not forward, so a
+//! search never passes through one. Ties are kept: every neighbour one hop closer to the
+//! destination is a next hop, so fat-trees get their full set of equal-cost paths and
+//! forwarding policies (ECMP, spraying) choose among them. Next hops are stored in port order,
+//! so the tables — and any choice among them — are deterministic.
+//!
+//! Only switches have rows: a host's one route is its NIC. The table is switches × hosts, not
+//! nodes × hosts — a dumbbell of 1000 pairs has 2 rows, not 2002 — which keeps it small and
+//! in cache.
 
 use std::collections::VecDeque;
 
 use crate::ids::{HostId, NodeId, PortId};
 use crate::net::port::Port;
 
+/// No row: the node is a host.
+const HOST: u32 = u32::MAX;
+const UNREACHABLE: u32 = u32::MAX;
+
 #[derive(Clone, Debug, Default)]
 pub struct RoutingTable {
     hosts: usize,
-    /// `(offset, len)` into `ports`, indexed by `node * hosts + host`.
+    /// Row of each node in `entries` and `dist` (`HOST` for hosts).
+    row: Vec<u32>,
+    /// A host node's NIC port and the node at its far end, if the link is up (None for
+    /// switches).
+    nic: Vec<Option<(PortId, NodeId)>>,
+    /// `(offset, len)` into `ports`, indexed by `row * hosts + host`.
     entries: Vec<(u32, u16)>,
     ports: Vec<PortId>,
-    /// Hop distance from each node to each host (`u32::MAX` if unreachable).
+    /// Hop distance from each switch to each host (`UNREACHABLE` if none).
     dist: Vec<u32>,
+    /// The node of each host.
+    host_nodes: Vec<NodeId>,
 }
 
 impl RoutingTable {
@@ -26,6 +42,21 @@ impl RoutingTable {
     pub fn build(node_ports: &[Vec<PortId>], ports: &[Port], host_nodes: &[NodeId]) -> RoutingTable {
         let n = node_ports.len();
         let h = host_nodes.len();
+        let mut row = vec![0u32; n];
+        for &node in host_nodes {
+            row[node.idx()] = HOST;
+        }
+        let mut switches = 0u32;
+        for r in row.iter_mut().filter(|r| **r != HOST) {
+            *r = switches;
+            switches += 1;
+        }
+        let nic = (0..n)
+            .map(|u| {
+                let p = &ports[node_ports[u].first()?.idx()];
+                (row[u] == HOST && p.up).then_some((p.id, p.to))
+            })
+            .collect();
         // Reverse adjacency: for each node, the ports that lead into it.
         let mut incoming: Vec<Vec<PortId>> = vec![Vec::new(); n];
         for p in ports {
@@ -33,53 +64,92 @@ impl RoutingTable {
                 incoming[p.to.idx()].push(p.id);
             }
         }
-        let mut entries = vec![(0u32, 0u16); n * h];
+        let rows = switches as usize;
+        let mut entries = vec![(0u32, 0u16); rows * h];
         let mut table_ports = Vec::new();
-        let mut dist_all = vec![u32::MAX; n * h];
-        let mut dist = vec![u32::MAX; n];
+        let mut dist_all = vec![UNREACHABLE; rows * h];
+        let mut dist = vec![UNREACHABLE; n];
         let mut queue = VecDeque::new();
         for (hi, &dst) in host_nodes.iter().enumerate() {
-            dist.fill(u32::MAX);
+            dist.fill(UNREACHABLE);
             dist[dst.idx()] = 0;
             queue.clear();
             queue.push_back(dst);
             while let Some(v) = queue.pop_front() {
                 for &pid in &incoming[v.idx()] {
                     let u = ports[pid.idx()].from;
-                    if dist[u.idx()] == u32::MAX {
+                    if dist[u.idx()] == UNREACHABLE {
                         dist[u.idx()] = dist[v.idx()] + 1;
-                        queue.push_back(u);
+                        // A host is reached but not passed through.
+                        if row[u.idx()] != HOST {
+                            queue.push_back(u);
+                        }
                     }
                 }
             }
-            for u in 0..n {
-                dist_all[u * h + hi] = dist[u];
-                if u == dst.idx() || dist[u] == u32::MAX {
-                    continue;
-                }
+            for u in (0..n).filter(|&u| row[u] != HOST && dist[u] != UNREACHABLE) {
+                let r = row[u] as usize;
+                dist_all[r * h + hi] = dist[u];
                 let off = table_ports.len() as u32;
                 for &pid in &node_ports[u] {
                     let p = &ports[pid.idx()];
-                    if p.up && dist[p.to.idx()] != u32::MAX && dist[p.to.idx()] + 1 == dist[u] {
+                    let next = p.to.idx();
+                    let forwards = next == dst.idx() || row[next] != HOST;
+                    if p.up && forwards && dist[next] != UNREACHABLE && dist[next] + 1 == dist[u] {
                         table_ports.push(pid);
                     }
                 }
-                entries[u * h + hi] = (off, (table_ports.len() as u32 - off) as u16);
+                entries[r * h + hi] = (off, (table_ports.len() as u32 - off) as u16);
             }
         }
-        RoutingTable { hosts: h, entries, ports: table_ports, dist: dist_all }
+        RoutingTable {
+            hosts: h,
+            row,
+            nic,
+            entries,
+            ports: table_ports,
+            dist: dist_all,
+            host_nodes: host_nodes.to_vec(),
+        }
     }
 
     /// Equal-cost egress ports from `node` towards `dst` (empty if unreachable or at `dst`).
     #[inline]
     pub fn next_hops(&self, node: NodeId, dst: HostId) -> &[PortId] {
-        let (off, len) = self.entries[node.idx() * self.hosts + dst.idx()];
-        &self.ports[off as usize..off as usize + len as usize]
+        match self.row[node.idx()] {
+            HOST => match &self.nic[node.idx()] {
+                Some((port, _)) if self.distance(node, dst).is_some_and(|d| d > 0) => {
+                    std::slice::from_ref(port)
+                }
+                _ => &[],
+            },
+            r => {
+                let (off, len) = self.entries[r as usize * self.hosts + dst.idx()];
+                &self.ports[off as usize..off as usize + len as usize]
+            }
+        }
     }
 
     /// Hop count from `node` to host `dst`, if reachable.
     pub fn distance(&self, node: NodeId, dst: HostId) -> Option<u32> {
-        let d = self.dist[node.idx() * self.hosts + dst.idx()];
-        (d != u32::MAX).then_some(d)
+        let to = self.host_nodes[dst.idx()];
+        match self.row[node.idx()] {
+            _ if node == to => Some(0),
+            HOST => {
+                // Through the NIC: straight to `dst`, or to a switch that reaches it.
+                let (_, next) = self.nic[node.idx()]?;
+                if next == to {
+                    Some(1)
+                } else if self.row[next.idx()] != HOST {
+                    self.distance(next, dst).map(|d| d + 1)
+                } else {
+                    None
+                }
+            }
+            r => {
+                let d = self.dist[r as usize * self.hosts + dst.idx()];
+                (d != UNREACHABLE).then_some(d)
+            }
+        }
     }
 }

@@ -98,6 +98,10 @@ impl Qdisc for DropTail {
     ) -> Option<PacketId> {
         let pkt = self.fifo.pop_front()?;
         self.bytes -= pool.get(pkt).ip_len() as u64;
+        // The next head leaves one transmission time from now: long enough to load it.
+        if let Some(&next) = self.fifo.front() {
+            pool.prefetch(next);
+        }
         self.stats.dequeued += 1;
         Some(pkt)
     }

@@ -200,8 +200,9 @@ impl Qdisc for Red {
         let pkt = self.fifo.pop_front()?;
         self.bytes -= pool.get(pkt).ip_len() as u64;
         self.stats.dequeued += 1;
-        if self.fifo.is_empty() {
-            self.idle_since = Some(now);
+        match self.fifo.front() {
+            Some(&next) => pool.prefetch(next), // it leaves one transmission time from now
+            None => self.idle_since = Some(now),
         }
         Some(pkt)
     }

@@ -292,16 +292,17 @@ impl Measurements {
         }
     }
 
-    /// A packet finished transmission on `port`.
+    /// A packet started transmission on `port` at `now` and went on the wire: its queueing
+    /// delay ends now; a capture stamps it at the end of its serialization (when its last bit
+    /// has left, as a capture at the sender's interface would).
     #[inline]
     pub(super) fn on_transmit(&mut self, now: SimTime, port: &Port, p: &Packet) {
         let i = port.id.idx();
         if let Some(h) = &mut self.queue_delay[i] {
-            let tx = port.rate.tx_time(p.ip_len() as u64 + port.framing_bytes as u64);
-            h.record((now - tx).saturating_sub(p.meta.enqueued_at));
+            h.record(now.saturating_sub(p.meta.enqueued_at));
         }
         if self.capture[i] && self.captured.len() < self.max_capture {
-            self.captured.push((port.id, now, *p));
+            self.captured.push((port.id, port.busy_until(), *p));
         }
     }
 

@@ -3,7 +3,7 @@ the hosts and their endpoints, the workload generators and the measurements, and
 event loop.
 
 ```text
- workload ─▶ endpoint ─poll_transmit─▶ host shims ─▶ NIC port ─TxDone─▶ pipe ─Arrive─▶ switch ─forward─▶ port …
+ workload ─▶ endpoint ─poll_transmit─▶ host shims ─▶ NIC port ─▶ pipe ─Arrive─▶ switch ─forward─▶ port …
                  ▲                                                                                   │
                  └── on_segment ◀── host shims ◀── reassembly ◀── host ◀────────── Arrive ◀──────────┘
 ```
@@ -446,12 +446,27 @@ impl Simulation {
                 }
             }
             let (t, ev) = self.events.pop().unwrap();
+            self.prefetch_for_next_event();
             self.now = t;
             self.counters.events += 1;
             budget -= 1;
             self.dispatch(ev);
         }
         false
+    }
+
+    /// Start loading what the next event will touch while this one runs.
+    #[inline]
+    fn prefetch_for_next_event(&self) {
+        match self.events.peek() {
+            Some((_, &Event::Arrive(port, pkt))) => {
+                self.pool.prefetch(pkt);
+                crate::engine::prefetch(&self.net.ports[port.idx()]);
+            }
+            Some((_, &Event::TxDone(port))) => crate::engine::prefetch(&self.net.ports[port.idx()]),
+            Some((_, &Event::EndpointTimer(ep))) => crate::engine::prefetch(&self.eps[ep.idx()]),
+            _ => {}
+        }
     }
 
     #[inline]
@@ -479,9 +494,10 @@ impl Simulation {
                     }
                 }
             }
-            Event::Arrive(p) => {
+            Event::Arrive(p, pkt) => {
                 let port = &mut self.net.ports[p.idx()];
-                let pkt = port.on_arrive(&mut self.events);
+                let head = port.on_arrive(&mut self.events);
+                debug_assert_eq!(head, pkt);
                 let (to, up) = (port.to, port.up);
                 self.counters.packet_hops += 1;
                 if up {
@@ -665,8 +681,11 @@ impl Simulation {
                     return;
                 }
                 let out = n.forwarder.choose(hops, p, &self.net.ports);
-                let Simulation { net, pool, events, .. } = self;
-                net.ports[out.idx()].enqueue(now, pkt, pool, events, &mut free_dropped);
+                let Simulation { net, pool, events, measure, .. } = self;
+                let port = &mut net.ports[out.idx()];
+                if let Some(sent) = port.enqueue(now, pkt, pool, events, &mut free_dropped) {
+                    measure.on_transmit(now, port, pool.get(sent));
+                }
             }
             NodeKind::Host => {
                 let host = n.host.expect("a host node has a host id");
@@ -812,7 +831,9 @@ impl Simulation {
             if watch {
                 measure.on_arrival(now, node, pool.get_mut(p));
             }
-            port.enqueue(now, p, pool, events, &mut free_dropped);
+            if let Some(sent) = port.enqueue(now, p, pool, events, &mut free_dropped) {
+                measure.on_transmit(now, port, pool.get(sent));
+            }
         }
     }
 
