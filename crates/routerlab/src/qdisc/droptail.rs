@@ -10,8 +10,7 @@
 //!
 //! Counters: enqueued, dequeued, overflow drops, ECN marks, high-water mark.
 
-use std::collections::VecDeque;
-
+use super::fifo::PacketFifo;
 use super::{DropCause, Qdisc, QdiscStats, Verdict};
 use crate::ids::PacketId;
 use crate::net::packet::{Ecn, PacketPool};
@@ -26,38 +25,13 @@ pub struct DropTailParams {
 #[derive(Debug)]
 pub struct DropTail {
     params: DropTailParams,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: PacketFifo,
     stats: QdiscStats,
 }
 
 impl DropTail {
     pub fn new(params: DropTailParams) -> DropTail {
-        let cap = match params.limit {
-            Size::Packets(n) => n as usize,
-            Size::Bytes(b) => (b / 64) as usize,
-        };
-        DropTail {
-            params,
-            fifo: VecDeque::with_capacity(cap.min(1 << 16)),
-            bytes: 0,
-            stats: QdiscStats::default(),
-        }
-    }
-
-    /// Would `len` more bytes (one more packet) exceed `size`?
-    fn exceeds(&self, size: Size, len: u64) -> bool {
-        match size {
-            Size::Packets(n) => self.fifo.len() as u64 + 1 > n,
-            Size::Bytes(b) => self.bytes + len > b,
-        }
-    }
-
-    fn at_or_above(&self, size: Size) -> bool {
-        match size {
-            Size::Packets(n) => self.fifo.len() as u64 >= n,
-            Size::Bytes(b) => self.bytes >= b,
-        }
+        DropTail { fifo: PacketFifo::for_limit(params.limit), params, stats: QdiscStats::default() }
     }
 }
 
@@ -71,22 +45,20 @@ impl Qdisc for DropTail {
     ) -> Verdict {
         let p = pool.get_mut(pkt);
         let len = p.ip_len() as u64;
-        if self.exceeds(self.params.limit, len) {
+        if self.fifo.would_exceed(self.params.limit, len) {
             self.stats.count_drop(DropCause::Overflow);
             return Verdict::Dropped(pkt, DropCause::Overflow);
         }
         if let Some(k) = self.params.ecn_threshold
             && p.ip.ecn().is_ect()
-            && self.at_or_above(k)
+            && self.fifo.at_or_above(k)
         {
             p.ip.set_ecn(Ecn::Ce);
             self.stats.ecn_marks += 1;
         }
-        p.meta.enqueued_at = now;
-        self.fifo.push_back(pkt);
-        self.bytes += len;
+        self.fifo.push(now, pkt, pool);
         self.stats.enqueued += 1;
-        self.stats.note_occupancy(self.fifo.len(), self.bytes);
+        self.stats.note_occupancy(self.fifo.len(), self.fifo.bytes());
         Verdict::Enqueued
     }
 
@@ -96,12 +68,7 @@ impl Qdisc for DropTail {
         pool: &mut PacketPool,
         _drops: &mut Vec<(PacketId, DropCause)>,
     ) -> Option<PacketId> {
-        let pkt = self.fifo.pop_front()?;
-        self.bytes -= pool.get(pkt).ip_len() as u64;
-        // The next head leaves one transmission time from now: long enough to load it.
-        if let Some(&next) = self.fifo.front() {
-            pool.prefetch(next);
-        }
+        let pkt = self.fifo.pop(pool)?;
         self.stats.dequeued += 1;
         Some(pkt)
     }
@@ -110,7 +77,7 @@ impl Qdisc for DropTail {
         self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats
@@ -122,10 +89,7 @@ impl Qdisc for DropTail {
         })
     }
     fn room_packets(&self) -> Option<usize> {
-        Some(match self.params.limit {
-            Size::Packets(n) => (n as usize).saturating_sub(self.fifo.len()),
-            Size::Bytes(b) => (b.saturating_sub(self.bytes) / 1500) as usize,
-        })
+        Some(self.fifo.room_packets(self.params.limit))
     }
 }
 

@@ -19,6 +19,7 @@ variables, and its counters ([`QdiscStats`]) apart, as Linux's `codel_params`/`c
 
 pub mod codel;
 mod droptail;
+mod fifo;
 mod fq_codel;
 mod red;
 mod sfq;

@@ -21,8 +21,7 @@
 //!
 //! Counters: early drops (`Early`), ECN marks, overflow drops.
 
-use std::collections::VecDeque;
-
+use super::fifo::PacketFifo;
 use super::{DropCause, Qdisc, QdiscStats, Verdict};
 use crate::ids::PacketId;
 use crate::net::packet::{Ecn, PacketPool};
@@ -58,8 +57,7 @@ impl RedParams {
 #[derive(Debug)]
 pub struct Red {
     p: RedParams,
-    fifo: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: PacketFifo,
     avg: f64,
     /// Arrivals since the last drop/mark while in the early-drop region (-1: none yet).
     count: i64,
@@ -80,9 +78,8 @@ fn amount(s: Size) -> f64 {
 impl Red {
     pub fn new(p: RedParams, rng: SimRng, typical_tx: SimTime) -> Red {
         Red {
+            fifo: PacketFifo::for_limit(p.limit),
             p,
-            fifo: VecDeque::new(),
-            bytes: 0,
             avg: 0.0,
             count: -1,
             idle_since: Some(SimTime::ZERO),
@@ -98,10 +95,7 @@ impl Red {
     }
 
     fn instantaneous(&self) -> f64 {
-        match self.p.min_th {
-            Size::Packets(_) => self.fifo.len() as f64,
-            Size::Bytes(_) => self.bytes as f64,
-        }
+        self.fifo.amount(self.p.min_th) as f64
     }
 
     fn update_avg(&mut self, now: SimTime) {
@@ -126,13 +120,6 @@ impl Red {
             Some(self.p.max_p + (1.0 - self.p.max_p) * (avg - max) / max)
         } else {
             None
-        }
-    }
-
-    fn full(&self, len: u64) -> bool {
-        match self.p.limit {
-            Size::Packets(n) => self.fifo.len() as u64 + 1 > n,
-            Size::Bytes(b) => self.bytes + len > b,
         }
     }
 }
@@ -179,15 +166,13 @@ impl Qdisc for Red {
                 return Verdict::Dropped(pkt, DropCause::Early);
             }
         }
-        if self.full(len) {
+        if self.fifo.would_exceed(self.p.limit, len) {
             self.stats.count_drop(DropCause::Overflow);
             return Verdict::Dropped(pkt, DropCause::Overflow);
         }
-        pool.get_mut(pkt).meta.enqueued_at = now;
-        self.fifo.push_back(pkt);
-        self.bytes += len;
+        self.fifo.push(now, pkt, pool);
         self.stats.enqueued += 1;
-        self.stats.note_occupancy(self.fifo.len(), self.bytes);
+        self.stats.note_occupancy(self.fifo.len(), self.fifo.bytes());
         Verdict::Enqueued
     }
 
@@ -197,12 +182,10 @@ impl Qdisc for Red {
         pool: &mut PacketPool,
         _drops: &mut Vec<(PacketId, DropCause)>,
     ) -> Option<PacketId> {
-        let pkt = self.fifo.pop_front()?;
-        self.bytes -= pool.get(pkt).ip_len() as u64;
+        let pkt = self.fifo.pop(pool)?;
         self.stats.dequeued += 1;
-        match self.fifo.front() {
-            Some(&next) => pool.prefetch(next), // it leaves one transmission time from now
-            None => self.idle_since = Some(now),
+        if self.fifo.is_empty() {
+            self.idle_since = Some(now);
         }
         Some(pkt)
     }
@@ -211,7 +194,7 @@ impl Qdisc for Red {
         self.fifo.len()
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
     fn stats(&self) -> &QdiscStats {
         &self.stats
@@ -251,8 +234,7 @@ mod tests {
         let mut drops = Vec::new();
         for _ in 0..q {
             let id = pkt(&mut pool, Ecn::NotEct);
-            red.fifo.push_back(id);
-            red.bytes += 1500;
+            red.fifo.push(SimTime::ZERO, id, &mut pool);
         }
         red.idle_since = None;
         let n = 200_000;

@@ -689,36 +689,24 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                     .collect()
             };
         match w {
-            Workload::Bulk(b) => {
-                if b.flows.is_some_and(|n| !positive(n, &format!("{path}.flows"), &mut p)) {
+            Workload::Bulk(_) | Workload::Fixed(_) => {
+                // Bulk and fixed-size flows differ only in the size of their one write.
+                let (n, src, dst, start, jitter, size) = match w {
+                    Workload::Bulk(b) => (b.flows, &b.src, &b.dst, b.start.0, b.jitter.0, None),
+                    Workload::Fixed(f) => (f.flows, &f.src, &f.dst, f.start.0, f.jitter.0, Some(f.size.0)),
+                    _ => unreachable!(),
+                };
+                if n.is_some_and(|n| !positive(n, &format!("{path}.flows"), &mut p)) {
                     continue;
                 }
-                let pairs = pairs_of(&b.src, &b.dst, &mut p);
+                let pairs = pairs_of(src, dst, &mut p);
                 if p.0.len() == before {
                     let spec = StaticFlows {
-                        flows: b.flows.unwrap_or(pairs.len() as u32),
+                        flows: n.unwrap_or(pairs.len() as u32),
                         pairs,
-                        start: b.start.0,
-                        jitter: b.jitter.0,
-                        size: None,
-                        tcp,
-                        group: g,
-                    };
-                    flows.extend(expand_static(&spec, &mut rng));
-                }
-            }
-            Workload::Fixed(f) => {
-                if f.flows.is_some_and(|n| !positive(n, &format!("{path}.flows"), &mut p)) {
-                    continue;
-                }
-                let pairs = pairs_of(&f.src, &f.dst, &mut p);
-                if p.0.len() == before {
-                    let spec = StaticFlows {
-                        flows: f.flows.unwrap_or(pairs.len() as u32),
-                        pairs,
-                        start: f.start.0,
-                        jitter: f.jitter.0,
-                        size: Some(f.size.0),
+                        start,
+                        jitter,
+                        size,
                         tcp,
                         group: g,
                     };

@@ -1,0 +1,90 @@
+//! A FIFO of packets that counts its bytes: the queue inside drop-tail and RED.
+//!
+//! It stamps each packet's enqueue time (for sojourn times) and, when the head leaves,
+//! prefetches the next head: that one leaves one transmission time later, long enough to load
+//! it, and a packet that waited behind a hundred others has left the cache.
+
+use std::collections::VecDeque;
+
+use crate::ids::PacketId;
+use crate::net::packet::PacketPool;
+use crate::units::{SimTime, Size};
+
+#[derive(Debug, Default)]
+pub struct PacketFifo {
+    packets: VecDeque<PacketId>,
+    bytes: u64,
+}
+
+impl PacketFifo {
+    /// A FIFO with room reserved for `limit` (at most 65536 packets reserved).
+    pub fn for_limit(limit: Size) -> PacketFifo {
+        let cap = match limit {
+            Size::Packets(n) => n as usize,
+            Size::Bytes(b) => (b / 64) as usize,
+        };
+        PacketFifo { packets: VecDeque::with_capacity(cap.min(1 << 16)), bytes: 0 }
+    }
+
+    pub fn len(&self) -> usize {
+        self.packets.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.packets.is_empty()
+    }
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The length in the unit of `size` (packets or bytes).
+    pub fn amount(&self, size: Size) -> u64 {
+        match size {
+            Size::Packets(_) => self.packets.len() as u64,
+            Size::Bytes(_) => self.bytes,
+        }
+    }
+
+    /// Is the FIFO at or above `size`?
+    pub fn at_or_above(&self, size: Size) -> bool {
+        match size {
+            Size::Packets(n) => self.packets.len() as u64 >= n,
+            Size::Bytes(b) => self.bytes >= b,
+        }
+    }
+
+    /// Would one more packet of `len` bytes make the FIFO exceed `limit`?
+    pub fn would_exceed(&self, limit: Size, len: u64) -> bool {
+        match limit {
+            Size::Packets(n) => self.packets.len() as u64 + 1 > n,
+            Size::Bytes(b) => self.bytes + len > b,
+        }
+    }
+
+    /// Packets of 1500 bytes that still fit under `limit`.
+    pub fn room_packets(&self, limit: Size) -> usize {
+        match limit {
+            Size::Packets(n) => (n as usize).saturating_sub(self.packets.len()),
+            Size::Bytes(b) => (b.saturating_sub(self.bytes) / 1500) as usize,
+        }
+    }
+
+    /// Append `pkt`, stamping its enqueue time.
+    #[inline]
+    pub fn push(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) {
+        let p = pool.get_mut(pkt);
+        p.meta.enqueued_at = now;
+        self.bytes += p.ip_len() as u64;
+        self.packets.push_back(pkt);
+    }
+
+    /// Take the head, and prefetch the next one.
+    #[inline]
+    pub fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
+        let pkt = self.packets.pop_front()?;
+        self.bytes -= pool.get(pkt).ip_len() as u64;
+        if let Some(&next) = self.packets.front() {
+            pool.prefetch(next);
+        }
+        Some(pkt)
+    }
+}
