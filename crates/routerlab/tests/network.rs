@@ -501,7 +501,8 @@ fn reverse_loss_sets_the_other_direction_alone() {
 /// `packet_hops` counts one per packet per link crossed — what `routerlab bench` reports. A
 /// UDP stream over a dumbbell crosses three links (access, bottleneck, access), nothing comes
 /// back, and each crossing is also an `Arrive` event: hops = 3 × datagrams delivered, and the
-/// transmitter's end events appear only when a packet waits behind another.
+/// transmitter's end events appear only when a packet waits behind another. Queueing delay ends
+/// when a packet's transmission starts.
 #[test]
 fn packet_hops_count_every_link_crossing_once() {
     let udp = |rate: &str| {
@@ -520,6 +521,8 @@ src = "s0"
 dst = "r0"
 rate = "{rate}"
 stop = "50ms"
+[output]
+queue_delay = ["left->right"]
 "#
         ))
         .1
@@ -533,10 +536,18 @@ stop = "50ms"
         // Without a queue (10 Mbps into 100 Mbps) every packet is one Arrive event per hop
         // plus its emission; with a standing queue (200 Mbps) transmitter events add up.
         let per_hop = r.summary.events as f64 / r.summary.packet_hops as f64;
+        // A packet's queueing delay ends when its transmission starts: zero for every packet
+        // that finds the transmitter idle; at 200 Mbps into 100 Mbps for 50 ms, the last
+        // packet arrives at 50 ms and leaves at 100 ms: it waits about 50 ms.
+        let delays = r.queue_delay.as_ref().unwrap();
+        assert_eq!(delays.iter().map(|d| d.3).sum::<u64>(), delivered);
+        let longest = delays.iter().filter(|d| d.3 > 0).map(|d| d.2).fold(0.0, f64::max);
         if rate == "10Mbps" {
             assert!(per_hop < 1.4, "{per_hop}");
+            assert!(delays.iter().all(|d| d.3 == 0 || d.1 == 0.0), "{delays:?}");
         } else {
             assert!(per_hop > 1.5, "{per_hop}");
+            assert!(longest > 0.045 && longest < 0.055, "{longest}");
         }
     }
 }
