@@ -457,7 +457,7 @@ impl Simulation {
 
     /// Start loading what the next event will touch while this one runs.
     #[inline]
-    fn prefetch_for_next_event(&self) {
+    fn prefetch_for_next_event(&mut self) {
         match self.events.peek() {
             Some((_, &Event::Arrive(port, pkt))) => {
                 self.pool.prefetch(pkt);

@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 
-use crate::net::packet::SackBlock;
+use crate::net::packet::{MAX_SACK_BLOCKS, SackBlock};
 use crate::units::SimTime;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,18 +61,47 @@ pub struct Acked {
     pub fin_acked: bool,
 }
 
+/// A retransmission still to be checked by lost-retransmission detection: the segment it
+/// resent and `snd_nxt` at the time.
+#[derive(Clone, Copy, Debug, Default)]
+struct Retransmission {
+    start: u64,
+    retx_high: u64,
+}
+
+/// The hints and side lists below keep every operation's cost independent of the window, so
+/// that a recovery in a window of thousands of segments costs no more per ACK than in one of
+/// ten (the board is scanned only where it changes).
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     segs: VecDeque<SentSegment>,
     pipe: u64,
     sacked_bytes: u64,
+    /// SACKed segments on the board, and one past the highest SACKed sequence number.
+    sacked_segs: usize,
+    high_sacked: u64,
     /// Index below which no segment is lost-and-not-retransmitted (a scan hint).
     retx_hint: usize,
+    /// Index below which every unSACKed segment is presumed lost (a scan hint).
+    lost_hint: usize,
+    /// Retransmissions in the order sent, hence in increasing `retx_high` (`snd_nxt` never
+    /// decreases); entries whose segment was since acknowledged, SACKed or resent are stale
+    /// and skipped.
+    retransmissions: VecDeque<Retransmission>,
+    /// SACK blocks already applied (Linux's `recv_sack_cache`): every segment wholly inside
+    /// one of them is SACKed, so a block repeated by the next ACK costs nothing but its new
+    /// part. Pairwise apart (not touching), and not beyond the data sent when cached.
+    sack_cache: [SackBlock; MAX_SACK_BLOCKS],
+    sack_cached: usize,
 }
 
 impl Scoreboard {
     pub fn new() -> Scoreboard {
-        Scoreboard { segs: VecDeque::with_capacity(64), ..Default::default() }
+        Scoreboard {
+            segs: VecDeque::with_capacity(64),
+            retransmissions: VecDeque::with_capacity(16),
+            ..Default::default()
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -124,6 +153,7 @@ impl Scoreboard {
                 self.pipe -= seg.pipe_share();
                 if seg.sacked {
                     self.sacked_bytes -= seg.len();
+                    self.sacked_segs -= 1;
                 }
                 out.bytes += seg.len();
                 out.fin_acked |= seg.fin;
@@ -133,6 +163,7 @@ impl Scoreboard {
                     out.rtt_from = Some(seg.first_sent_at);
                 }
                 self.retx_hint = self.retx_hint.saturating_sub(1);
+                self.lost_hint = self.lost_hint.saturating_sub(1);
             } else if front.start < ack {
                 // A partial acknowledgment of a segment: trim it.
                 let before = front.pipe_share();
@@ -143,6 +174,8 @@ impl Scoreboard {
                 if front.sacked {
                     self.sacked_bytes -= cut;
                 }
+                // The trimmed segment may now lie inside a cached block without being SACKed.
+                self.sack_cached = 0;
                 out.bytes += cut;
                 if front.tx_count > 1 {
                     karn_ok = false;
@@ -166,43 +199,97 @@ impl Scoreboard {
             if b.left >= b.right {
                 continue;
             }
-            let mut i = self.segs.partition_point(|s| s.end <= b.left);
-            while i < self.segs.len() {
-                let s = &mut self.segs[i];
-                if s.start >= b.right {
-                    break;
+            // Walk only the parts of the block outside the cached ones.
+            let mut parts = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
+            parts[0] = (b.left, b.right);
+            let mut n = 1;
+            for c in &self.sack_cache[..self.sack_cached] {
+                let mut kept = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
+                let mut k = 0;
+                for &(x, y) in &parts[..n] {
+                    for part in [(x, y.min(c.left)), (x.max(c.right), y)] {
+                        if part.0 < part.1 {
+                            kept[k] = part;
+                            k += 1;
+                        }
+                    }
                 }
-                if !s.sacked && s.start >= b.left && s.end <= b.right {
-                    self.pipe -= s.pipe_share();
-                    s.sacked = true;
-                    self.sacked_bytes += s.len();
-                    newly += s.len();
+                (parts, n) = (kept, k);
+            }
+            for &(x, y) in &parts[..n] {
+                let mut i = self.segs.partition_point(|s| s.end <= x);
+                while i < self.segs.len() && self.segs[i].start < y {
+                    let s = &mut self.segs[i];
+                    if !s.sacked && s.start >= b.left && s.end <= b.right {
+                        self.pipe -= s.pipe_share();
+                        s.sacked = true;
+                        self.sacked_bytes += s.len();
+                        self.sacked_segs += 1;
+                        self.high_sacked = self.high_sacked.max(s.end);
+                        newly += s.len();
+                    }
+                    i += 1;
                 }
-                i += 1;
             }
         }
+        self.cache_sack(blocks);
         newly
+    }
+
+    /// Remember `blocks` as applied: those apart from every other, cut at the data sent.
+    fn cache_sack(&mut self, blocks: &[SackBlock]) {
+        let sent = self.segs.back().map_or(0, |s| s.end);
+        let apart = |a: &SackBlock, b: &SackBlock| a.right < b.left || b.right < a.left;
+        self.sack_cached = 0;
+        for (i, b) in blocks.iter().enumerate() {
+            let valid = b.left < b.right.min(sent);
+            if self.sack_cached == MAX_SACK_BLOCKS {
+                break;
+            }
+            if valid && blocks.iter().enumerate().all(|(j, o)| i == j || o.left >= o.right || apart(b, o)) {
+                self.sack_cache[self.sack_cached] = SackBlock { left: b.left, right: b.right.min(sent) };
+                self.sack_cached += 1;
+            }
+        }
     }
 
     /// RFC 6675 IsLost() over the whole board: mark every unSACKed segment that has at least
     /// `dupthresh` SACKed segments or more than `(dupthresh − 1)·mss` SACKed bytes above it.
     /// Returns the number of segments newly marked.
+    ///
+    /// The SACKed data above a segment only grows as it goes down the board, so the lost
+    /// segments are the unSACKed ones at or below a *frontier*, found by walking down from the
+    /// highest SACKed segment; only those between `lost_hint` and the frontier can be new.
     pub fn mark_lost_by_sack(&mut self, dupthresh: u32, mss: u64) -> usize {
-        if self.sacked_bytes == 0 {
+        if self.sacked_segs == 0 {
             return 0;
         }
         let byte_limit = (dupthresh as u64).saturating_sub(1) * mss;
-        let mut sacked_segs = 0u32;
-        let mut sacked_bytes = 0u64;
-        let mut marked = 0;
-        for i in (0..self.segs.len()).rev() {
-            let s = &mut self.segs[i];
-            if s.sacked {
-                sacked_segs += 1;
-                sacked_bytes += s.len();
-                continue;
+        let is_lost = |segs: u32, bytes: u64| segs >= dupthresh || bytes > byte_limit;
+        let frontier = if is_lost(0, 0) {
+            self.segs.len() - 1
+        } else {
+            let top = self.segs.partition_point(|s| s.end < self.high_sacked);
+            let (mut segs, mut bytes) = (0u32, 0u64);
+            let mut frontier = None;
+            for i in (0..=top).rev() {
+                if is_lost(segs, bytes) {
+                    frontier = Some(i);
+                    break;
+                }
+                let s = &self.segs[i];
+                if s.sacked {
+                    segs += 1;
+                    bytes += s.len();
+                }
             }
-            if (sacked_segs >= dupthresh || sacked_bytes > byte_limit) && !s.lost {
+            let Some(f) = frontier else { return 0 };
+            f
+        };
+        let mut marked = 0;
+        for i in self.lost_hint..=frontier {
+            let s = &mut self.segs[i];
+            if !s.sacked && !s.lost {
                 self.pipe -= s.pipe_share();
                 s.lost = true;
                 s.retransmitted = false;
@@ -210,6 +297,7 @@ impl Scoreboard {
                 self.retx_hint = self.retx_hint.min(i);
             }
         }
+        self.lost_hint = self.lost_hint.max(frontier + 1);
         marked
     }
 
@@ -246,6 +334,7 @@ impl Scoreboard {
         }
         self.pipe = 0;
         self.retx_hint = 0;
+        self.lost_hint = self.segs.len();
     }
 
     /// The first segment presumed lost and not yet retransmitted, by index.
@@ -273,19 +362,29 @@ impl Scoreboard {
         s.tx_count = s.tx_count.saturating_add(1);
         s.last_sent_at = now;
         self.pipe += s.len();
+        debug_assert!(self.retransmissions.back().is_none_or(|r| r.retx_high <= snd_nxt));
+        self.retransmissions.push_back(Retransmission { start: s.start, retx_high: snd_nxt });
     }
 
     /// Lost-retransmission detection (Linux's `tcp_mark_lost_retrans`): a retransmission is
     /// presumed lost again once data sent after it — above `snd_nxt` at the time it was resent —
     /// has been SACKed while it has not. Returns the number of segments marked for resending.
+    ///
+    /// Only the retransmissions sent while `snd_nxt` was below the highest SACK qualify: a
+    /// prefix of the list, consumed as it is checked.
     pub fn mark_lost_retransmissions(&mut self) -> usize {
         let Some(high) = self.highest_sacked() else { return 0 };
         let mut marked = 0;
-        for (i, s) in self.segs.iter_mut().enumerate() {
-            if s.start >= high {
+        while let Some(r) = self.retransmissions.front().copied() {
+            if r.retx_high >= high {
                 break;
             }
-            if s.lost && s.retransmitted && !s.sacked && s.retx_high < high {
+            self.retransmissions.pop_front();
+            // The segment it resent, or what a partial ACK left of it; if that is gone, a later
+            // one, which qualifies only if it too was resent at `retx_high` (then rightly).
+            let i = self.segs.partition_point(|s| s.end <= r.start);
+            let Some(s) = self.segs.get_mut(i) else { continue };
+            if s.lost && s.retransmitted && !s.sacked && s.retx_high == r.retx_high {
                 self.pipe -= s.len();
                 s.retransmitted = false;
                 self.retx_hint = self.retx_hint.min(i);
@@ -297,7 +396,7 @@ impl Scoreboard {
 
     /// Highest SACKed sequence number (one past), or None.
     pub fn highest_sacked(&self) -> Option<u64> {
-        self.segs.iter().rev().find(|s| s.sacked).map(|s| s.end)
+        (self.sacked_segs > 0).then_some(self.high_sacked)
     }
 
     #[cfg(test)]
@@ -377,19 +476,126 @@ mod tests {
         assert_eq!(b.pipe(), 0);
     }
 
-    proptest! {
-        /// The incrementally maintained pipe equals a full rescan after any sequence of operations.
-        #[test]
-        fn pipe_matches_rescan(ops in proptest::collection::vec((0u8..5, 0u64..1200, 0u64..1200), 1..60)) {
-            let mut b = board(10);
-            for (op, x, y) in ops {
-                match op {
-                    0 => { b.apply_sack(&[SackBlock { left: 1 + x.min(y), right: 1 + x.max(y) }]); }
-                    1 => { b.mark_lost_by_sack(3, 100); b.mark_lost_retransmissions(); }
-                    2 => { b.mark_lost_at(1 + x); }
-                    3 => { if let Some(i) = b.next_to_retransmit() { b.on_retransmit(i, SimTime(x), 1 + y); } }
-                    _ => { b.ack_to(1 + x / 3); }
+    /// The board as specified, by whole-board scans: what the hints and caches must reproduce.
+    #[derive(Default)]
+    struct Naive {
+        segs: Vec<SentSegment>,
+    }
+
+    impl Naive {
+        fn apply_sack(&mut self, blocks: &[SackBlock]) -> u64 {
+            let mut newly = 0;
+            for b in blocks {
+                for s in self.segs.iter_mut() {
+                    if b.left < b.right && !s.sacked && s.start >= b.left && s.end <= b.right {
+                        s.sacked = true;
+                        newly += s.len();
+                    }
                 }
+            }
+            newly
+        }
+        fn mark_lost_by_sack(&mut self, dupthresh: u32, mss: u64) -> usize {
+            let (mut segs, mut bytes, mut marked) = (0, 0, 0);
+            for s in self.segs.iter_mut().rev() {
+                if s.sacked {
+                    segs += 1;
+                    bytes += s.len();
+                } else if (segs >= dupthresh || bytes > (dupthresh as u64 - 1) * mss) && !s.lost {
+                    s.lost = true;
+                    s.retransmitted = false;
+                    marked += 1;
+                }
+            }
+            marked
+        }
+        fn mark_lost_retransmissions(&mut self) -> usize {
+            let Some(high) = self.segs.iter().rev().find(|s| s.sacked).map(|s| s.end) else { return 0 };
+            let mut marked = 0;
+            for s in self.segs.iter_mut() {
+                if s.lost && s.retransmitted && !s.sacked && s.retx_high < high {
+                    s.retransmitted = false;
+                    marked += 1;
+                }
+            }
+            marked
+        }
+        fn ack_to(&mut self, ack: u64) {
+            self.segs.retain(|s| s.end > ack);
+            if let Some(f) = self.segs.first_mut() {
+                f.start = f.start.max(ack);
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// After any sequence of sends, SACKs (several blocks, touching or overlapping or not),
+        /// loss marks, retransmissions, partial and whole ACKs and timeouts, the board holds
+        /// what the whole-board scans give; the incremental pipe and SACKed bytes equal a
+        /// rescan; and the next segment to resend is the first lost, unresent, unSACKed one.
+        #[test]
+        fn matches_whole_board_scans(
+            ops in proptest::collection::vec((0u8..8, 0u64..3000, 0u64..3000, 1u64..300), 1..120),
+        ) {
+            let (mut b, mut naive) = (Scoreboard::new(), Naive::default());
+            let mut snd_nxt = 1;
+            for (op, x, y, len) in ops {
+                let una = b.first().map_or(snd_nxt, |s| s.start);
+                let at = |v: u64| una + v % (snd_nxt - una + 1);
+                match op {
+                    0 | 1 => {
+                        let seg = (snd_nxt, snd_nxt + len);
+                        b.push(seg.0, seg.1, SimTime(x), false);
+                        naive.segs.push(*b.segments().last().unwrap());
+                        snd_nxt = seg.1;
+                    }
+                    2 => {
+                        let blocks = [
+                            SackBlock { left: at(x).min(at(y)), right: at(x).max(at(y)) },
+                            SackBlock { left: at(x / 2), right: at(x / 2 + len) },
+                            SackBlock { left: at(y + len), right: at(y) },
+                        ];
+                        let n = 1 + (len % 3) as usize;
+                        prop_assert_eq!(b.apply_sack(&blocks[..n]), naive.apply_sack(&blocks[..n]));
+                    }
+                    3 => {
+                        prop_assert_eq!(b.mark_lost_by_sack(3, 100), naive.mark_lost_by_sack(3, 100));
+                        prop_assert_eq!(b.mark_lost_retransmissions(), naive.mark_lost_retransmissions());
+                    }
+                    4 => {
+                        b.mark_lost_at(at(x));
+                        if let Some(s) = naive.segs.iter_mut().find(|s| s.start <= at(x) && at(x) < s.end && !s.sacked) {
+                            s.lost = true;
+                            s.retransmitted = false;
+                        }
+                    }
+                    5 => {
+                        let i = b.next_to_retransmit();
+                        let first = naive.segs.iter().position(|s| s.lost && !s.retransmitted && !s.sacked);
+                        prop_assert_eq!(i, first);
+                        if let Some(i) = i {
+                            b.on_retransmit(i, SimTime(x), snd_nxt);
+                            let s = &mut naive.segs[i];
+                            (s.retransmitted, s.retx_high, s.last_sent_at) = (true, snd_nxt, SimTime(x));
+                            s.tx_count += 1;
+                        }
+                    }
+                    6 => {
+                        let ack = una + x % (1 + (snd_nxt - una) / 2);
+                        b.ack_to(ack);
+                        naive.ack_to(ack);
+                    }
+                    _ if len < 20 => {
+                        b.mark_all_lost();
+                        for s in naive.segs.iter_mut().filter(|s| !s.sacked) {
+                            (s.lost, s.retransmitted) = (true, false);
+                        }
+                    }
+                    _ => {}
+                }
+                prop_assert_eq!(b.segments().copied().collect::<Vec<_>>(), naive.segs.clone());
                 prop_assert_eq!(b.pipe(), b.pipe_by_scan());
                 let sacked: u64 = b.segments().filter(|s| s.sacked).map(|s| s.len()).sum();
                 prop_assert_eq!(b.sacked_bytes(), sacked);
