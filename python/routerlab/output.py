@@ -184,6 +184,8 @@ LINK_SCHEMA = pa.schema(
         ("tx_bytes", pa.uint64()),
         ("utilization", pa.float64()),
         ("drops", pa.uint64()),
+        ("cuts", pa.uint64()),
+        ("header_drops", pa.uint64()),
         ("ecn_marks", pa.uint64()),
         ("queue_high_water_packets", pa.uint64()),
         ("mean_queue_packets", pa.float64()),

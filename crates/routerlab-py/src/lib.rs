@@ -170,6 +170,8 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         tx_bytes,
         utilization,
         drops,
+        cuts,
+        header_drops,
         ecn_marks,
         queue_high_water_packets,
         mean_queue_packets,

@@ -13,6 +13,7 @@ Data flows one way: **scenario → topology + workload → engine → results**.
 | engine | [`engine`] | events ordered by (time, sequence); deterministic |
 | network | [`net`] | packets (header fields) in an arena; ports = queue + transmitter + pipe; routing |
 | queues | [`qdisc`] | `enqueue → Verdict`, `dequeue`; drops carry their cause |
+| mechanisms | [`mechanisms`] | the papers' mechanisms, a folder each, a file per part |
 | transport | [`tcp`] | TCP as a sans-IO state machine; pluggable congestion control |
 | hosts | [`host`] | shims between endpoints and the NIC (endpoint-side mechanisms) |
 | workloads | [`workload`] | which flows exist and when they start |
@@ -49,6 +50,7 @@ assert!(results.summary.goodput_bps > 50e6);
 pub mod engine;
 pub mod host;
 pub mod ids;
+pub mod mechanisms;
 pub mod net;
 pub mod qdisc;
 pub mod rng;

@@ -8,6 +8,9 @@ An experiment is defined in ``experiments/ID.toml`` (the repository's top-level 
   grid for the test suite,
 - the ``claim``s it checks — each with the paper's statement, source and number, the
   *quantity* our analysis computes, and an operational *criterion* written before running —
+- optional ``variants``: for a grid key whose values name configurations rather than
+  numbers (``scheme = ["tcp-200ms", "cp"]``), a table per value of the placeholders it sets
+  (``[variants.scheme.cp] queue = '...'``; these may use the constants' placeholders),
 - and the name of its ``analysis`` module (``routerlab.experiments.<analysis>``), which turns
   the runs into tables, quantities and figures.
 
@@ -55,7 +58,7 @@ def experiments_dir() -> Path:
 
 #: Keys of an experiment file: required, then optional.
 REQUIRED_KEYS = {"id", "title", "sources", "analysis", "scenario", "grid", "claim"}
-OPTIONAL_KEYS = {"constants", "quick"}
+OPTIONAL_KEYS = {"constants", "quick", "variants"}
 
 
 class ExperimentError(Exception):
@@ -94,6 +97,11 @@ def _read(path: Path) -> dict:
     unknown_quick = set(exp.get("quick", {})) - {"grid"}
     if unknown_quick:
         raise ExperimentError(f"{path}: unknown keys in quick: {sorted(unknown_quick)}")
+    for key, table in exp.get("variants", {}).items():
+        values = exp["grid"].get(key, []) + exp.get("quick", {}).get("grid", {}).get(key, [])
+        missing = sorted({str(v) for v in values} - set(table))
+        if missing:
+            raise ExperimentError(f"{path}: variants.{key} has no entry for {missing}")
     try:
         check_claims(exp)
     except ClaimError as e:
@@ -120,6 +128,13 @@ def grid(exp: dict, quick: bool) -> list[dict]:
 def render(exp: dict, params: dict) -> str:
     """The scenario text of one configuration."""
     values = {**exp.get("constants", {}), **params}
+    for key, table in exp.get("variants", {}).items():
+        if key in params:
+            for name, v in table[str(params[key])].items():
+                text = string.Template(_toml_text(v)).safe_substitute(
+                    {k: _toml_text(x) for k, x in values.items()}
+                )
+                values[name] = text
     try:
         return string.Template(exp["scenario"]["template"]).substitute(
             {k: _toml_text(v) for k, v in values.items()}

@@ -163,6 +163,9 @@ pub struct TcpSegment {
     pub mss: u16,
     /// SACK-permitted option (SYN only).
     pub sack_permitted: bool,
+    /// CP: a switch cut the payload off; only the headers travel on, and `payload_len` still
+    /// says how much was cut (see `mechanisms::cp`). A reserved header bit on the wire.
+    pub cut: bool,
     pub sack: SackList,
     /// Bytes of payload.
     pub payload_len: u32,
@@ -204,8 +207,6 @@ pub struct PacketMeta {
     pub enqueued_at: SimTime,
     /// Links crossed so far.
     pub hops: u8,
-    /// CP: the payload was cut off by a switch; only the headers travel on.
-    pub cut: bool,
     /// Not a TCP endpoint's packet (constant-bit-rate cross traffic): no endpoint to deliver to.
     pub unbound: bool,
     /// Measurement: latency probe index + 1 (0: not sampled), and when it was stamped.

@@ -9,6 +9,9 @@
 //! fragment's record carries its own slice of the datagram: the leading fragment the TCP
 //! header, the others payload only.
 //!
+//! A CP-cut segment is written as what travels: its headers, with the cut mark in a reserved
+//! bit ([`CUT_BIT`]).
+//!
 //! Hosts appear as 10.0.0.0 + host id + 1 (host 0 is 10.0.0.1). Sequence numbers start at 0
 //! for the SYN (Wireshark shows them as such, relative or not).
 
@@ -16,6 +19,8 @@ use crate::net::packet::{IPV4_HEADER_BYTES, PROTO_TCP, PROTO_UDP, Packet, TcpFla
 use crate::units::{PS_PER_S, SimTime};
 
 const LINKTYPE_RAW: u32 = 101;
+/// CP's cut mark: the highest of the TCP header's reserved bits (byte 12, our choice).
+pub const CUT_BIT: u8 = 0x08;
 
 /// The IPv4 address of host `id`.
 pub fn host_addr(id: u32) -> [u8; 4] {
@@ -38,7 +43,8 @@ fn checksum(words: &[u8], initial: u32) -> u16 {
 fn transport_header(p: &Packet) -> Vec<u8> {
     let (src, dst) = (host_addr(p.ip.src.0), host_addr(p.ip.dst.0));
     let datagram_payload = if p.ip.protocol == PROTO_TCP {
-        p.tcp.header_len() + p.tcp.payload_len
+        // A CP-cut segment is its header alone.
+        p.tcp.header_len() + if p.tcp.cut { 0 } else { p.tcp.payload_len }
     } else {
         // Unbound (UDP) packets: everything after the IP header of the whole datagram.
         p.ip_len() + p.ip.frag_offset as u32 * 8 - IPV4_HEADER_BYTES
@@ -66,7 +72,7 @@ fn transport_header(p: &Packet) -> Vec<u8> {
     h[4..8].copy_from_slice(&(t.seq as u32).to_be_bytes());
     let ack = if t.flags.has(TcpFlags::ACK) { t.ack as u32 } else { 0 };
     h[8..12].copy_from_slice(&ack.to_be_bytes());
-    h[12] = ((hlen / 4) as u8) << 4;
+    h[12] = ((hlen / 4) as u8) << 4 | if t.cut { CUT_BIT } else { 0 };
     h[13] = t.flags.0;
     h[14..16].copy_from_slice(&(t.window.min(u16::MAX as u32) as u16).to_be_bytes());
     let mut o = 20;

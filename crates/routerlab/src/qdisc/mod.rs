@@ -31,6 +31,7 @@ pub use red::{Red, RedParams};
 pub use sfq::{Sfq, SfqParams};
 
 use crate::ids::PacketId;
+use crate::mechanisms::cp::{CpParams, CpQueue};
 use crate::net::packet::PacketPool;
 use crate::rng::SimRng;
 use crate::units::{Rate, SimTime};
@@ -180,6 +181,8 @@ pub enum AnyQdisc {
     Red(Red),
     Sfq(Sfq),
     FqCodel(FqCodel),
+    /// CP's drop processing around a data queue (`mechanisms::cp`).
+    Cp(Box<CpQueue>),
     Custom(Box<dyn Qdisc + Send + Sync>),
 }
 
@@ -190,6 +193,7 @@ macro_rules! dispatch {
             AnyQdisc::Red($q) => $e,
             AnyQdisc::Sfq($q) => $e,
             AnyQdisc::FqCodel($q) => $e,
+            AnyQdisc::Cp($q) => $e,
             AnyQdisc::Custom($q) => $e,
         }
     };
@@ -250,6 +254,7 @@ impl AnyQdisc {
             AnyQdisc::Red(_) => "red",
             AnyQdisc::Sfq(_) => "sfq",
             AnyQdisc::FqCodel(_) => "fq_codel",
+            AnyQdisc::Cp(_) => "cp",
             AnyQdisc::Custom(_) => "custom",
         }
     }
@@ -262,6 +267,8 @@ pub enum QueueSpec {
     Red(RedParams),
     Sfq(SfqParams),
     FqCodel(FqCodelParams),
+    /// CP around a data queue (drop-tail or RED).
+    Cp(Box<QueueSpec>, CpParams),
 }
 
 impl QueueSpec {
@@ -273,6 +280,7 @@ impl QueueSpec {
             QueueSpec::Red(p) => AnyQdisc::Red(Red::new(*p, rng, rate.tx_time(1500))),
             QueueSpec::Sfq(p) => AnyQdisc::Sfq(Sfq::new(*p, rng)),
             QueueSpec::FqCodel(p) => AnyQdisc::FqCodel(FqCodel::new(*p, rng)),
+            QueueSpec::Cp(data, p) => AnyQdisc::Cp(Box::new(CpQueue::new(data.build(rng, rate), *p))),
         }
     }
 
@@ -282,6 +290,7 @@ impl QueueSpec {
             QueueSpec::Red(_) => "red",
             QueueSpec::Sfq(_) => "sfq",
             QueueSpec::FqCodel(_) => "fq_codel",
+            QueueSpec::Cp(..) => "cp",
         }
     }
 }

@@ -13,6 +13,7 @@ use super::schema::{
 use super::values::{ByteSize, Duration, HostList, PositiveDuration, Threshold};
 use super::{Scenario, ScenarioError};
 use crate::ids::{ConnId, HostId, NodeId, PortId};
+use crate::mechanisms::cp::CpParams;
 use crate::net::{DirSpec, Network, NodeKind, TopologySpec};
 use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
 use crate::rng::{SimRng, StreamId};
@@ -76,6 +77,7 @@ impl Default for Transport {
             rcv_buf: ByteSize(d.rcv_buf),
             ecn: d.ecn,
             pacing: d.pacing,
+            cp: d.cp,
         }
     }
 }
@@ -114,6 +116,7 @@ impl Transport {
             rcv_buf: self.rcv_buf.0,
             ecn: self.ecn,
             pacing: self.pacing,
+            cp: self.cp,
         }
     }
 
@@ -276,6 +279,25 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 }
             }
             QueueSpec::FqCodel(fq)
+        }
+        Queue::Cp(c) => {
+            let data_path = format!("{path}.data");
+            let data = queue_spec(&c.data, &data_path, p);
+            if !matches!(data, QueueSpec::DropTail(_) | QueueSpec::Red(_)) {
+                p.at(
+                    format!("{data_path}.kind"),
+                    format!("CP cuts at a drop-tail or RED queue, not at {}", data.kind()),
+                );
+            }
+            let mut params = CpParams::default();
+            if let Some(b) = c.header_buffer {
+                // Room for at least one header-only packet (IPv4 + TCP, 40 bytes).
+                if b.0 < 40 {
+                    p.at(format!("{path}.header_buffer"), format!("{} B holds no 40-byte header", b.0));
+                }
+                params.header_buffer_bytes = b.0;
+            }
+            QueueSpec::Cp(Box::new(data), params)
         }
     }
 }

@@ -194,9 +194,22 @@ pub enum Queue {
     Red(RedQueue),
     Sfq(SfqQueue),
     FqCodel(FqCodelQueue),
+    Cp(CpQueue),
 }
 
-tagged_enum!(Queue, "queue", { "droptail" => DropTail, "red" => Red, "sfq" => Sfq, "fq_codel" => FqCodel });
+tagged_enum!(Queue, "queue", {
+    "droptail" => DropTail, "red" => Red, "sfq" => Sfq, "fq_codel" => FqCodel, "cp" => Cp,
+});
+
+/// CP's drop processing around a data queue.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CpQueue {
+    /// The data queue: drop-tail or RED.
+    pub data: Box<Queue>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_buffer: Option<ByteSize>,
+}
 
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -382,6 +395,8 @@ pub struct Transport {
     pub rcv_buf: ByteSize,
     pub ecn: bool,
     pub pacing: bool,
+    /// CP endpoints: PACK on a cut segment, resend on a PACK.
+    pub cp: bool,
 }
 
 // ------------------------------------------------------------------------------ workloads

@@ -265,6 +265,24 @@ fn output_link_and_event_names_are_checked() {
 }
 
 #[test]
+fn cp_queues_are_checked() {
+    let q = |spec: &str| GOOD.replace(r#"{ kind = "droptail", limit = "100pkts" }"#, spec);
+    let ok = q(r#"{ kind = "cp", data = { kind = "red", limit = "100pkts" }, header_buffer = "1500B" }"#);
+    assert!(Scenario::load(&ok).is_ok());
+    let sfq = q(r#"{ kind = "cp", data = { kind = "sfq" } }"#);
+    assert!(
+        first_error(&sfq).starts_with("topology.bottleneck.queue.data.kind: CP cuts at a drop-tail or RED")
+    );
+    let tiny = q(r#"{ kind = "cp", data = { kind = "droptail", limit = "10pkts" }, header_buffer = "20B" }"#);
+    assert!(
+        first_error(&tiny)
+            .starts_with("topology.bottleneck.queue.header_buffer: 20 B holds no 40-byte header")
+    );
+    let inner = q(r#"{ kind = "cp", data = { kind = "droptail", limit = "10pkts", bogus = 1 } }"#);
+    assert!(first_error(&inner).contains("bogus"), "{}", first_error(&inner));
+}
+
+#[test]
 fn queue_parameters_are_checked() {
     let red = GOOD.replace(
         r#"{ kind = "droptail", limit = "100pkts" }"#,

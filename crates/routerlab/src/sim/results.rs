@@ -18,7 +18,7 @@
 
 use super::measure::{FairnessSeries, LatencySeries, QueueSeries};
 use super::{Carrier, Simulation};
-use crate::qdisc::Qdisc;
+use crate::qdisc::{DropCause, Qdisc};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowRow {
@@ -58,6 +58,10 @@ pub struct LinkRow {
     pub tx_bytes: u64,
     pub utilization: f64,
     pub drops: u64,
+    /// CP: packets whose payload was cut (not counted in `drops`), and header-only packets
+    /// dropped for want of header buffer (counted in `drops`).
+    pub cuts: u64,
+    pub header_drops: u64,
     pub ecn_marks: u64,
     pub queue_high_water_packets: u64,
     /// Time-averaged queue length (packets waiting, not the one being transmitted).
@@ -191,6 +195,8 @@ pub(super) fn collect(sim: &Simulation) -> Results {
                 tx_bytes: p.stats.tx_bytes,
                 utilization: if now.0 > 0 { p.stats.busy.min(now).0 as f64 / now.0 as f64 } else { 0.0 },
                 drops,
+                cuts: qs.drops[DropCause::PayloadCut as usize],
+                header_drops: qs.drops[DropCause::HeaderOverflow as usize],
                 ecn_marks: qs.ecn_marks,
                 queue_high_water_packets: qs.high_water_packets,
                 mean_queue_packets: p.mean_queue_packets(now),

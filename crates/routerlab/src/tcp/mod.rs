@@ -72,6 +72,9 @@ pub struct TcpConfig {
     /// Pace transmissions at the rate the controller gives (or cwnd/SRTT scaled, see
     /// `TcpSocket::pacing_rate`).
     pub pacing: bool,
+    /// CP endpoint (`mechanisms::cp`): answer a cut segment with a PACK at once, and resend a
+    /// segment a PACK names. Off: cut segments are discarded, PACKs ignored.
+    pub cp: bool,
 }
 
 impl Default for TcpConfig {
@@ -96,6 +99,7 @@ impl Default for TcpConfig {
             rcv_buf: 16 << 20,
             ecn: false,
             pacing: false,
+            cp: false,
         }
     }
 }

@@ -73,6 +73,10 @@ pub struct Receiver {
     flush: Option<(u64, bool)>,
     /// Duplicate segments received (data below `rcv_nxt`).
     pub dup_segments: u64,
+    /// CP: PACKs owed, one per cut segment, sent with the next segment (at once).
+    packs: SackList,
+    /// CP: cut segments received.
+    pub cut_segments: u64,
 }
 
 impl Receiver {
@@ -95,6 +99,8 @@ impl Receiver {
             ece: false,
             flush: None,
             dup_segments: 0,
+            packs: SackList::new(),
+            cut_segments: 0,
         }
     }
 
@@ -218,8 +224,27 @@ impl Receiver {
         self.ack_now = true;
     }
 
+    /// CP: a segment whose payload `[seq, seq+len)` a switch cut off arrived. Owe a PACK naming
+    /// the range (unless it is old data), and acknowledge at once. A cut segment carries no data:
+    /// it feeds classic ECN echo, not DCTCP's per-data echo.
+    pub fn on_cut(&mut self, now: SimTime, seq: u64, len: u32, ce: bool) -> AckNeed {
+        self.cut_segments += 1;
+        self.update_ecn(ce, false, false);
+        let end = seq + len as u64;
+        if end > self.rcv_nxt && len > 0 {
+            self.packs.push(crate::mechanisms::cp::pack::encode(seq.max(self.rcv_nxt), end));
+        }
+        self.need(now, AckNeed::Now)
+    }
+
+    /// PACKs owed, for the next segment's SACK option.
+    pub fn packs(&self) -> SackList {
+        self.packs
+    }
+
     /// An ACK (pure or piggybacked) was just sent.
     pub fn on_ack_sent(&mut self) {
+        self.packs.clear();
         self.unacked_segs = 0;
         self.ack_now = false;
         self.delack_at = None;

@@ -36,6 +36,8 @@ pub struct SentSegment {
     /// `snd_nxt` when last retransmitted: data above it was sent after the retransmission.
     pub retx_high: u64,
     pub fin: bool,
+    /// Transmissions of it that were reported lost explicitly (CP: one PACK per cut copy).
+    pub explicit_losses: u16,
 }
 
 impl SentSegment {
@@ -138,6 +140,7 @@ impl Scoreboard {
             retransmitted: false,
             retx_high: 0,
             fin,
+            explicit_losses: 0,
         };
         self.pipe += seg.len();
         self.segs.push_back(seg);
@@ -316,6 +319,26 @@ impl Scoreboard {
             }
             _ => false,
         }
+    }
+
+    /// An explicit report that a transmission of the segment holding `seq` was lost (CP's PACK).
+    /// It is marked for resending — even a retransmission — once every transmission of it is
+    /// reported lost; while a copy may still be in flight, nothing is known and nothing
+    /// changes. Returns true if it is newly marked.
+    pub fn mark_lost_explicitly(&mut self, seq: u64) -> bool {
+        let i = self.segs.partition_point(|s| s.end <= seq);
+        let Some(s) = self.segs.get_mut(i).filter(|s| s.start <= seq && !s.sacked) else {
+            return false;
+        };
+        s.explicit_losses = s.explicit_losses.saturating_add(1);
+        if s.explicit_losses < s.tx_count || (s.lost && !s.retransmitted) {
+            return false;
+        }
+        self.pipe -= s.pipe_share();
+        s.lost = true;
+        s.retransmitted = false;
+        self.retx_hint = self.retx_hint.min(i);
+        true
     }
 
     /// The segment holding `seq`, if outstanding.

@@ -92,6 +92,8 @@ pub struct TcpStats {
     pub ecn_reductions: u64,
     pub bytes_acked: u64,
     pub explicit_losses: u64,
+    /// CP PACKs received (each names one cut segment).
+    pub packs_received: u64,
     /// Retransmissions found lost again from SACK information.
     pub lost_retransmissions: u64,
 }
@@ -356,8 +358,15 @@ impl TcpSocket {
                 }
             }
         }
+        if seg.cut && !self.cfg.cp {
+            return; // a stack without CP discards a segment shorter than its header says
+        }
         if f.has(TcpFlags::ACK) {
             self.process_ack(now, seg);
+        }
+        if seg.cut {
+            self.rcv.on_cut(now, seg.seq, seg.payload_len, ecn == Ecn::Ce);
+            return;
         }
         let fin = f.has(TcpFlags::FIN);
         if seg.payload_len > 0 || fin {
@@ -393,18 +402,14 @@ impl TcpSocket {
                     let Some(seg) = self.sb.find(seq).copied() else {
                         break;
                     };
-                    // Already resent and still in flight: nothing new is known; ignore.
-                    if !(seg.lost && seg.retransmitted) {
-                        marked |= self.sb.mark_lost_at(seq);
-                    }
+                    marked |= self.sb.mark_lost_explicitly(seq);
                     seq = seg.end;
                 }
-                if marked {
-                    if matches!(self.ca, CaState::Open | CaState::Disorder) {
-                        self.enter_recovery(now, false);
-                    } else {
-                        self.retransmit_now = true;
-                    }
+                // Outside recovery, enter it: the first retransmission goes at once (RFC 6675
+                // step 4.3). Within it, the named segment left the pipe, and is resent as
+                // the pipe allows: cut packets keep the ACK clock, so this stays self-clocked.
+                if marked && matches!(self.ca, CaState::Open | CaState::Disorder) {
+                    self.enter_recovery(now, false);
                 }
             }
         }
@@ -551,6 +556,7 @@ impl TcpSocket {
             sack_permitted: false,
             sack: self.sack_list(),
             payload_len: payload,
+            cut: false,
         };
         // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
         let ecn = if self.ecn_ok && !retx { Ecn::Ect0 } else { Ecn::NotEct };
@@ -595,6 +601,7 @@ impl TcpSocket {
             sack_permitted: self.cfg.sack && (!server || self.sack_ok),
             sack: SackList::new(),
             payload_len: 0,
+            cut: false,
         };
         if self.syn_sent_at.is_some() {
             self.syn_retransmitted = true;
@@ -624,11 +631,20 @@ impl TcpSocket {
             sack_permitted: false,
             sack: self.sack_list(),
             payload_len: 0,
+            cut: false,
         }
     }
 
+    /// The SACK option of the next segment: CP's PACKs first (they must not wait), then the
+    /// ordinary blocks in the room left.
     fn sack_list(&self) -> SackList {
-        if self.sack_ok && self.rcv.has_ooo() { self.rcv.sack_blocks() } else { SackList::new() }
+        let mut list = self.rcv.packs();
+        if self.sack_ok && self.rcv.has_ooo() {
+            for b in self.rcv.sack_blocks().as_slice() {
+                list.push(*b);
+            }
+        }
+        list
     }
 
     // ------------------------------------------------------------------ handshake
@@ -814,6 +830,14 @@ impl TcpSocket {
                     self.win.cwnd += self.win.mss; // RFC 6582 step 3: inflate
                 }
                 CaState::Recovery | CaState::Loss => {}
+            }
+        }
+        if self.cfg.cp {
+            for b in seg.sack.as_slice() {
+                if let Some((left, right)) = crate::mechanisms::cp::pack::decode(b) {
+                    self.stats.packs_received += 1;
+                    self.on_loss_signal(now, LossSignal::Explicit { left, right });
+                }
             }
         }
         if self.sack_ok && self.ca == CaState::Recovery {
@@ -1206,22 +1230,114 @@ mod tests {
     }
 
     #[test]
-    fn explicit_loss_notification_resends_only_the_named_segment() {
+    fn explicit_loss_notification_resends_only_the_named_segment_once_per_copy_lost() {
         let mut h = Harness::new(cfg(), cfg(), SimTime::from_ms(10));
         h.start(30 * 1460, true);
         h.run_until(SimTime::from_ms(25)); // 10 segments in flight, none acknowledged
         let seq = 1 + 3 * 1460;
-        h.a.on_loss_signal(h.now, LossSignal::Explicit { left: seq, right: seq + 1460 });
-        let mut sent = Vec::new();
-        h.a.poll_transmit(h.now, &mut |o| sent.push(*o));
+        let notify_and_send = |h: &mut Harness| {
+            h.a.on_loss_signal(h.now, LossSignal::Explicit { left: seq, right: seq + 1460 });
+            let mut sent = Vec::new();
+            h.a.poll_transmit(h.now, &mut |o| sent.push(*o));
+            sent
+        };
+        let sent = notify_and_send(&mut h);
         assert_eq!(sent.len(), 1);
         assert!(sent[0].retransmission && sent[0].seg.seq == seq);
         assert_eq!(h.a.ca_state(), CaState::Recovery);
-        // A second notice for a segment already resent and in flight is ignored.
+        // A second notice: the resent copy was lost too (CP sends one PACK per cut copy). It
+        // leaves the pipe, to be resent when the pipe is below the halved window.
+        let pipe = h.a.in_flight();
+        notify_and_send(&mut h);
+        assert_eq!(h.a.in_flight(), pipe - 1460);
+        // A third notice with no third copy sent changes nothing.
+        notify_and_send(&mut h);
+        assert_eq!(h.a.in_flight(), pipe - 1460);
+    }
+
+    #[test]
+    fn a_notice_about_an_earlier_copy_is_ignored_while_a_later_one_may_be_in_flight() {
+        let mut h = Harness::new(cfg(), cfg(), SimTime::from_ms(10));
+        h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && i == 3 && !o.retransmission);
+        h.start(30 * 1460, true);
+        // Three duplicate ACKs come back 20 ms after the first flight: fast retransmit.
+        h.run_until(SimTime::from_ms(46));
+        let seq = 1 + 3 * 1460;
+        assert_eq!(h.data_sent().filter(|s| s.out.retransmission).count(), 1);
         h.a.on_loss_signal(h.now, LossSignal::Explicit { left: seq, right: seq + 1460 });
-        let mut again = Vec::new();
-        h.a.poll_transmit(h.now, &mut |o| again.push(*o));
-        assert!(again.iter().all(|o| !o.retransmission));
+        let mut sent = Vec::new();
+        h.a.poll_transmit(h.now, &mut |o| sent.push(*o));
+        assert!(sent.iter().all(|o| !o.retransmission), "the fast retransmission may still arrive");
+    }
+
+    fn cp_cfg() -> TcpConfig {
+        with(|c| c.cp = true)
+    }
+
+    #[test]
+    fn a_cut_segment_is_answered_at_once_by_a_pack_naming_exactly_its_range() {
+        let mut h = Harness::new(cp_cfg(), cp_cfg(), SimTime::from_ms(10));
+        h.spacing = SimTime::from_ms(1);
+        h.cut = Box::new(|dir, i, o| dir == Dir::AtoB && i == 3 && !o.retransmission);
+        h.start(30 * 1460, true);
+        h.run_until(SimTime::from_secs(1));
+        let seq = 1 + 3 * 1460;
+        let packs: Vec<_> = h
+            .log
+            .iter()
+            .filter(|s| s.dir == Dir::BtoA)
+            .flat_map(|s| s.out.seg.sack.as_slice().iter().map(move |b| (s.at, *b)))
+            .filter(|(_, b)| b.left > b.right)
+            .collect();
+        assert_eq!(packs.len(), 1, "one PACK for one cut segment");
+        let (at, b) = packs[0];
+        assert_eq!((b.right, b.left), (seq, seq + 1460));
+        // Sent on the cut segment's arrival: data segment 3 left at 24 ms (one per ms from
+        // 21 ms) and arrived at 34 ms.
+        assert_eq!(at, SimTime::from_ms(34));
+        // The sender resends that segment once, on the PACK, before any duplicate-ACK logic.
+        let retx: Vec<_> = h.data_sent().filter(|s| s.out.retransmission).collect();
+        assert_eq!(retx.len(), 1);
+        assert_eq!((retx[0].out.seg.seq, retx[0].at), (seq, SimTime::from_ms(44)));
+        assert_eq!(h.a.stats().packs_received, 1);
+        assert_eq!(h.a.stats().timeouts, 0);
+        assert!(h.a.all_acked());
+    }
+
+    #[test]
+    fn without_cp_a_cut_segment_is_discarded_and_recovered_like_a_loss() {
+        let mut h = Harness::new(cfg(), cfg(), SimTime::from_ms(10));
+        h.cut = Box::new(|dir, i, o| dir == Dir::AtoB && i == 3 && !o.retransmission);
+        h.start(30 * 1460, true);
+        h.run_until(SimTime::from_secs(2));
+        assert!(h.log.iter().all(|s| s.out.seg.sack.as_slice().iter().all(|b| b.left < b.right)));
+        assert_eq!(h.b.receiver().cut_segments, 0, "never reached the receiver's CP path");
+        assert_eq!(h.data_sent().filter(|s| s.out.retransmission).count(), 1);
+        assert!(h.a.all_acked());
+    }
+
+    #[test]
+    fn a_pack_beside_ordinary_sack_blocks_leaves_a_sack_only_sender_unaffected() {
+        // Receiver with CP, sender without: the PACK rides in the SACK option and is ignored;
+        // SACK recovery proceeds from the ordinary blocks.
+        let mut h = Harness::new(cfg(), cp_cfg(), SimTime::from_ms(10));
+        h.spacing = SimTime::from_ms(1);
+        h.cut = Box::new(|dir, i, o| dir == Dir::AtoB && i == 3 && !o.retransmission);
+        h.start(30 * 1460, true);
+        h.run_until(SimTime::from_secs(2));
+        let pack_acks: Vec<_> = h
+            .log
+            .iter()
+            .filter(|s| s.dir == Dir::BtoA && s.out.seg.sack.as_slice().iter().any(|b| b.left > b.right))
+            .collect();
+        assert_eq!(pack_acks.len(), 1);
+        assert_eq!(h.a.stats().packs_received, 0);
+        let retx: Vec<_> = h.data_sent().filter(|s| s.out.retransmission).collect();
+        assert_eq!(retx.len(), 1, "fast retransmit from the duplicate ACKs, once");
+        // Not on the PACK (44 ms) but on the third duplicate ACK: the PACK's ACK is itself the
+        // first duplicate, segments 4 and 5's the next two (46 ms).
+        assert_eq!(retx[0].at, SimTime::from_ms(46));
+        assert!(h.a.all_acked());
     }
 
     #[test]

@@ -47,6 +47,8 @@ pub struct Harness {
     pub drop: DropFilter,
     /// Rewrite a segment's ECN field in flight (e.g. to mark CE).
     pub mark: EcnMarker,
+    /// Return true to have a switch cut a data segment's payload (CP): it arrives as a header.
+    pub cut: DropFilter,
     /// Segments sent so far, per direction: [control, data].
     sent_count: [[usize; 2]; 2],
 }
@@ -67,6 +69,7 @@ impl Harness {
             log: Vec::new(),
             drop: Box::new(|_, _, _| false),
             mark: Box::new(|_, _, o| o.ecn),
+            cut: Box::new(|_, _, _| false),
             sent_count: [[0; 2]; 2],
         }
     }
@@ -96,6 +99,9 @@ impl Harness {
                 continue;
             }
             o.ecn = (self.mark)(dir, idx, &o);
+            if o.seg.payload_len > 0 && (self.cut)(dir, idx, &o) {
+                o.seg.cut = true;
+            }
             let mut depart = now;
             if dir == Dir::AtoB && o.seg.payload_len > 0 && self.spacing > SimTime::ZERO {
                 depart = self.last_a_departure.max(now) + self.spacing;

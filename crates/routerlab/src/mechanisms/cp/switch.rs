@@ -1,0 +1,340 @@
+//! CP's switch part: cut the payload of a packet the data queue has no room for, and send its
+//! header through a small buffer served ahead of data.
+//!
+//! ```text
+//!   arrival ─▶ data queue (drop-tail or RED) ──overflow──▶ cut payload ─▶ header buffer ─┐
+//!        │                                                                  (full: drop) │
+//!        └─ already cut ─────────────────────────────────────────────────▶ header buffer ┤
+//!                                               dequeue: header buffer first, then data ◀┘
+//! ```
+//!
+//! Only drops for lack of buffer (`DropCause::Overflow`) are turned into cuts; RED's early drops
+//! stay drops (they are congestion signals, not overflow). A packet with no payload to cut (a
+//! SYN, a pure ACK, a bare FIN) that the data queue has no room for is already header-only: it
+//! takes the header buffer as it is, unmarked — so that CP's promise of no silent loss covers
+//! connection setup too. Header-only packets are small (40
+//! bytes of IPv4 and TCP headers here, ≈ 66 on an Ethernet wire with timestamps), so a buffer
+//! below one packet holds while the input rate stays under ≈ 13.1 × the output rate (the
+//! slides: 864-byte average packets / 66-byte headers); beyond that headers are dropped too.
+//! Cuts and header drops are counted apart (`drops[PayloadCut]`, `drops[HeaderOverflow]`); a
+//! header drop means the condition was exceeded at that moment.
+
+use std::collections::VecDeque;
+
+use crate::ids::PacketId;
+use crate::net::packet::{IPV4_HEADER_BYTES, PROTO_TCP, Packet, PacketPool};
+use crate::qdisc::{AnyQdisc, DropCause, Qdisc, QdiscStats, Verdict};
+use crate::units::SimTime;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpParams {
+    /// Header buffer, bytes. The slides: "Extra Buffer: < 1 packet size"; 1452 = 22 headers of
+    /// 66 bytes, the most below one 1500-byte packet.
+    pub header_buffer_bytes: u64,
+}
+
+impl Default for CpParams {
+    fn default() -> CpParams {
+        CpParams { header_buffer_bytes: 1452 }
+    }
+}
+
+/// A data queue with CP's drop processing around it.
+#[derive(Debug)]
+pub struct CpQueue {
+    data: AnyQdisc,
+    params: CpParams,
+    headers: VecDeque<PacketId>,
+    header_bytes: u64,
+    /// Overflow drops of the data queue that became cuts or header drops.
+    converted: u64,
+    cuts: u64,
+    header_drops: u64,
+    headers_enqueued: u64,
+    headers_dequeued: u64,
+    /// Most bytes the header buffer held.
+    pub header_high_water_bytes: u64,
+    /// The data queue's counters with CP's changes: what `stats()` returns.
+    stats: QdiscStats,
+}
+
+/// Can CP save this packet from an overflow drop? TCP, whole (not a fragment), not cut already.
+fn cuttable(p: &Packet) -> bool {
+    p.ip.protocol == PROTO_TCP && !p.ip.is_fragment() && !p.tcp.cut
+}
+
+impl CpQueue {
+    pub fn new(data: AnyQdisc, params: CpParams) -> CpQueue {
+        let mut q = CpQueue {
+            data,
+            params,
+            headers: VecDeque::with_capacity(32),
+            header_bytes: 0,
+            converted: 0,
+            cuts: 0,
+            header_drops: 0,
+            headers_enqueued: 0,
+            headers_dequeued: 0,
+            header_high_water_bytes: 0,
+            stats: QdiscStats::default(),
+        };
+        q.refresh_stats();
+        q
+    }
+
+    pub fn params(&self) -> &CpParams {
+        &self.params
+    }
+
+    /// Packets cut, and headers dropped for want of header buffer.
+    pub fn cuts(&self) -> u64 {
+        self.cuts
+    }
+    pub fn header_drops(&self) -> u64 {
+        self.header_drops
+    }
+
+    /// Queue a header-only packet, if the header buffer has room.
+    fn admit_header(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> bool {
+        let p = pool.get_mut(pkt);
+        let len = p.ip_len() as u64;
+        if self.header_bytes + len > self.params.header_buffer_bytes {
+            self.header_drops += 1;
+            return false;
+        }
+        p.meta.enqueued_at = now;
+        self.header_bytes += len;
+        self.header_high_water_bytes = self.header_high_water_bytes.max(self.header_bytes);
+        self.headers.push_back(pkt);
+        self.headers_enqueued += 1;
+        true
+    }
+
+    /// Cut a packet the data queue let go of for overflow (a packet without payload is a
+    /// header already); false if even its header found no room (it is then lost).
+    fn cut(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> bool {
+        self.converted += 1;
+        let p = pool.get_mut(pkt);
+        let has_payload = p.tcp.payload_len > 0;
+        if has_payload {
+            p.tcp.cut = true;
+            p.ip.total_len = (IPV4_HEADER_BYTES + p.tcp.header_len()) as u16;
+        }
+        let queued = self.admit_header(now, pkt, pool);
+        if queued && has_payload {
+            self.cuts += 1;
+        }
+        queued
+    }
+
+    /// The data queue's counters, with its overflow drops that became cuts or header drops
+    /// moved to those causes, and the header buffer's packets added.
+    fn refresh_stats(&mut self) {
+        let mut s = self.data.stats().clone();
+        s.drops[DropCause::Overflow as usize] -= self.converted;
+        s.drops[DropCause::PayloadCut as usize] += self.cuts;
+        s.drops[DropCause::HeaderOverflow as usize] += self.header_drops;
+        s.enqueued += self.headers_enqueued;
+        s.dequeued += self.headers_dequeued;
+        s.note_occupancy(self.len_packets(), self.len_bytes());
+        s.high_water_packets = s.high_water_packets.max(self.stats.high_water_packets);
+        s.high_water_bytes = s.high_water_bytes.max(self.stats.high_water_bytes);
+        self.stats = s;
+    }
+}
+
+impl Qdisc for CpQueue {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Verdict {
+        let verdict = if pool.get(pkt).tcp.cut {
+            // Cut upstream: it belongs in the header buffer here too.
+            if self.admit_header(now, pkt, pool) {
+                Verdict::Enqueued
+            } else {
+                Verdict::Dropped(pkt, DropCause::HeaderOverflow)
+            }
+        } else {
+            match self.data.enqueue(now, pkt, pool, drops) {
+                Verdict::Dropped(p, DropCause::Overflow) if cuttable(pool.get(p)) => {
+                    if !self.cut(now, p, pool) {
+                        Verdict::Dropped(p, DropCause::HeaderOverflow)
+                    } else if pool.get(p).tcp.cut {
+                        Verdict::Cut(p, DropCause::PayloadCut)
+                    } else {
+                        Verdict::Enqueued
+                    }
+                }
+                Verdict::PushedOut(v, DropCause::Overflow) if cuttable(pool.get(v)) => {
+                    if self.cut(now, v, pool) {
+                        Verdict::Enqueued
+                    } else {
+                        Verdict::PushedOut(v, DropCause::HeaderOverflow)
+                    }
+                }
+                other => other,
+            }
+        };
+        // Batch evictions for overflow (FQ-CoDel's) are cut too.
+        let mut i = 0;
+        while i < drops.len() {
+            let (p, cause) = drops[i];
+            if cause == DropCause::Overflow && cuttable(pool.get(p)) {
+                if self.cut(now, p, pool) {
+                    drops.swap_remove(i);
+                    continue;
+                }
+                drops[i].1 = DropCause::HeaderOverflow;
+            }
+            i += 1;
+        }
+        self.refresh_stats();
+        verdict
+    }
+
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        pool: &mut PacketPool,
+        drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Option<PacketId> {
+        let out = match self.headers.pop_front() {
+            Some(h) => {
+                self.header_bytes -= pool.get(h).ip_len() as u64;
+                self.headers_dequeued += 1;
+                Some(h)
+            }
+            None => self.data.dequeue(now, pool, drops),
+        };
+        self.refresh_stats();
+        out
+    }
+
+    fn len_packets(&self) -> usize {
+        self.data.len_packets() + self.headers.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.data.len_bytes() + self.header_bytes
+    }
+    fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+    fn room_packets(&self) -> Option<usize> {
+        self.data.room_packets()
+    }
+    fn capacity_packets(&self) -> Option<usize> {
+        self.data.capacity_packets()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{Ipv4Header, TcpSegment};
+    use crate::qdisc::{DropTail, DropTailParams};
+    use crate::units::Size;
+
+    fn data_packet(pool: &mut PacketPool, seq: u64, payload: u32) -> PacketId {
+        let tcp =
+            TcpSegment { seq, ack: 1, payload_len: payload, src_port: 7, dst_port: 9, ..Default::default() };
+        let ip = Ipv4Header {
+            protocol: PROTO_TCP,
+            total_len: (IPV4_HEADER_BYTES + tcp.header_len() + payload) as u16,
+            dont_fragment: true,
+            ttl: 64,
+            ..Default::default()
+        };
+        pool.alloc(Packet { ip, tcp, ..Default::default() })
+    }
+
+    fn cp_droptail(limit: u64, header_buffer_bytes: u64) -> CpQueue {
+        let data = AnyQdisc::DropTail(DropTail::new(DropTailParams {
+            limit: Size::Packets(limit),
+            ecn_threshold: None,
+        }));
+        CpQueue::new(data, CpParams { header_buffer_bytes })
+    }
+
+    #[test]
+    fn overflow_cuts_the_payload_keeps_the_header_and_serves_it_first() {
+        let (mut pool, mut drops) = (PacketPool::new(), Vec::new());
+        let mut q = cp_droptail(2, 1452);
+        let a = data_packet(&mut pool, 1, 1460);
+        let b = data_packet(&mut pool, 1461, 1460);
+        let c = data_packet(&mut pool, 2921, 1460);
+        let before = *pool.get(c);
+        assert_eq!(q.enqueue(SimTime(0), a, &mut pool, &mut drops), Verdict::Enqueued);
+        assert_eq!(q.enqueue(SimTime(0), b, &mut pool, &mut drops), Verdict::Enqueued);
+        assert_eq!(q.enqueue(SimTime(1), c, &mut pool, &mut drops), Verdict::Cut(c, DropCause::PayloadCut));
+        let cut = pool.get(c);
+        assert!(cut.tcp.cut);
+        assert_eq!(cut.ip_len(), 40, "IPv4 + TCP headers only");
+        // Every header field but the length (and the cut mark) is kept, and the range it names.
+        assert_eq!(
+            (cut.tcp.seq, cut.tcp.payload_len, cut.ip.src, cut.ip.dst),
+            (2921, 1460, before.ip.src, before.ip.dst)
+        );
+        assert_eq!(TcpSegment { cut: false, ..cut.tcp }, before.tcp);
+        assert_eq!((q.len_packets(), q.len_bytes()), (3, 2 * 1500 + 40));
+        // The header leaves first, then the data in order.
+        let order: Vec<_> = std::iter::from_fn(|| q.dequeue(SimTime(2), &mut pool, &mut drops)).collect();
+        assert_eq!(order, vec![c, a, b]);
+        let s = q.stats();
+        assert_eq!(s.drops[DropCause::PayloadCut as usize], 1);
+        assert_eq!(s.drops[DropCause::Overflow as usize], 0, "a cut is not an overflow loss");
+        assert_eq!(s.total_drops(), 0);
+        assert_eq!((s.enqueued, s.dequeued), (3, 3));
+    }
+
+    #[test]
+    fn a_full_header_buffer_drops_the_header_and_counts_it_apart() {
+        let (mut pool, mut drops) = (PacketPool::new(), Vec::new());
+        let mut q = cp_droptail(1, 80); // room for two 40-byte headers
+        let first = data_packet(&mut pool, 1, 1460);
+        q.enqueue(SimTime(0), first, &mut pool, &mut drops);
+        let mut verdicts = Vec::new();
+        for i in 0..3 {
+            let p = data_packet(&mut pool, 1461 + i * 1460, 1460);
+            verdicts.push(q.enqueue(SimTime(0), p, &mut pool, &mut drops));
+        }
+        assert!(matches!(verdicts[0], Verdict::Cut(_, DropCause::PayloadCut)));
+        assert!(matches!(verdicts[1], Verdict::Cut(_, DropCause::PayloadCut)));
+        assert!(matches!(verdicts[2], Verdict::Dropped(_, DropCause::HeaderOverflow)));
+        assert_eq!((q.cuts(), q.header_drops()), (2, 1));
+        let s = q.stats();
+        assert_eq!(s.drops[DropCause::HeaderOverflow as usize], 1);
+        assert_eq!(s.total_drops(), 1, "the header drop is a loss; the cuts are not");
+        assert_eq!(q.header_high_water_bytes, 80);
+    }
+
+    #[test]
+    fn a_packet_without_payload_takes_the_header_buffer_uncut_and_fragments_are_dropped() {
+        let (mut pool, mut drops) = (PacketPool::new(), Vec::new());
+        let mut q = cp_droptail(1, 1452);
+        let first = data_packet(&mut pool, 1, 1460);
+        q.enqueue(SimTime(0), first, &mut pool, &mut drops);
+        let ack = data_packet(&mut pool, 1, 0);
+        assert_eq!(q.enqueue(SimTime(0), ack, &mut pool, &mut drops), Verdict::Enqueued);
+        assert!(!pool.get(ack).tcp.cut, "nothing was cut");
+        assert_eq!(q.cuts(), 0);
+        assert_eq!(q.dequeue(SimTime(0), &mut pool, &mut drops), Some(ack));
+        let frag = data_packet(&mut pool, 1461, 1460);
+        pool.get_mut(frag).ip.more_fragments = true;
+        assert_eq!(
+            q.enqueue(SimTime(0), frag, &mut pool, &mut drops),
+            Verdict::Dropped(frag, DropCause::Overflow)
+        );
+        let upstream = data_packet(&mut pool, 2921, 1460);
+        let p = pool.get_mut(upstream);
+        p.tcp.cut = true;
+        p.ip.total_len = 40;
+        assert_eq!(q.enqueue(SimTime(0), upstream, &mut pool, &mut drops), Verdict::Enqueued);
+        assert_eq!(q.cuts(), 0, "already cut upstream");
+        assert_eq!(q.dequeue(SimTime(1), &mut pool, &mut drops), Some(upstream));
+        assert_eq!(q.stats().drops[DropCause::Overflow as usize], 1);
+    }
+}
