@@ -82,8 +82,8 @@ impl Qdisc for SmallFirst {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
+    fn stats(&self) -> QdiscStats {
+        self.stats.clone()
     }
 }
 

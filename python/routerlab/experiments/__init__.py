@@ -98,8 +98,9 @@ def _read(path: Path) -> dict:
     if unknown_quick:
         raise ExperimentError(f"{path}: unknown keys in quick: {sorted(unknown_quick)}")
     for key, table in exp.get("variants", {}).items():
-        values = exp["grid"].get(key, []) + exp.get("quick", {}).get("grid", {}).get(key, [])
-        missing = sorted({str(v) for v in values} - set(table))
+        grids = (exp["grid"], exp.get("quick", {}).get("grid", {}))
+        values = {str(v) for g in grids for v in _as_list(g.get(key, []))}
+        missing = sorted(values - set(table))
         if missing:
             raise ExperimentError(f"{path}: variants.{key} has no entry for {missing}")
     try:
@@ -121,8 +122,13 @@ def grid(exp: dict, quick: bool) -> list[dict]:
     if quick:
         g.update(exp.get("quick", {}).get("grid", {}))
     keys = sorted(g)
-    lists = [g[k] if isinstance(g[k], list) else [g[k]] for k in keys]
+    lists = [_as_list(g[k]) for k in keys]
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*lists)]
+
+
+def _as_list(v) -> list:
+    """A grid value as the list of values it stands for (a scalar is constant)."""
+    return v if isinstance(v, list) else [v]
 
 
 def render(exp: dict, params: dict) -> str:

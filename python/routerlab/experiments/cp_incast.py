@@ -11,7 +11,7 @@ import pyarrow as pa
 from . import Analysis, Run
 from .incast import incast_goodput
 from .plots import errorbar, figure
-from .stats import mean_ci
+from .stats import add_row, mean_ci
 
 #: The largest N at which N synchronized senders stay under 13.1 × the output rate.
 CONDITION_N = 12
@@ -22,38 +22,34 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     goodput: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     timeouts: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     cuts: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
+    header_drops: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     for r in runs:
         scheme, n, rounds = r.params["scheme"], r.params["n"], r.params["rounds"]
         goodput[scheme][r.seed][n] = incast_goodput(r)
         timeouts[scheme][r.seed][n] = r.summary["timeouts"] / rounds
         links = r.tables["links"].to_pydict()
         port = links["link"].index("switch->r0")
-        cuts[scheme][r.seed][n] = (links["cuts"][port], links["header_drops"][port])
+        cuts[scheme][r.seed][n] = links["cuts"][port]
+        header_drops[scheme][r.seed][n] = links["header_drops"][port]
     schemes = [s for s in exp["grid"]["scheme"] if s in goodput]
     seeds = sorted(goodput[schemes[0]])
     ns = sorted(goodput[schemes[0]][seeds[0]])
     nmin, nmax = ns[0], ns[-1]
 
+    def at(table, scheme, n):
+        return [table[scheme][s][n] for s in seeds]
+
     rows = defaultdict(list)
     per_n = {}
     for scheme in schemes:
         for n in ns:
-            est = mean_ci(goodput[scheme][s][n] for s in seeds)
-            per_n[scheme, n] = est
-            rows["scheme"].append(scheme)
-            rows["n"].append(n)
-            for column, value in est.columns("goodput_mbps", 1e-6).items():
-                rows[column].append(value)
-            to = mean_ci(timeouts[scheme][s][n] for s in seeds)
-            rows["timeouts_per_round"].append(to.mean)
-            rows["cuts_per_run"].append(sum(cuts[scheme][s][n][0] for s in seeds) / len(seeds))
-            rows["header_drops_per_run"].append(
-                sum(cuts[scheme][s][n][1] for s in seeds) / len(seeds)
-            )
-            rows["seeds"].append(est.n)
-
-    def at(table, scheme, n):
-        return [table[scheme][s][n] for s in seeds]
+            per_n[scheme, n] = est = mean_ci(at(goodput, scheme, n))
+            counts = {
+                "timeouts_per_round": mean_ci(at(timeouts, scheme, n)).mean,
+                "cuts_per_run": mean_ci(at(cuts, scheme, n)).mean,
+                "header_drops_per_run": mean_ci(at(header_drops, scheme, n)).mean,
+            }
+            add_row(rows, {"scheme": scheme, "n": n}, est, "goodput_mbps", 1e-6, counts)
 
     quantities = {
         "collapse_ratio_tcp-200ms": mean_ci(
@@ -87,12 +83,9 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         ax.set_ylim(0, line * 1.05e-6)
         ax.legend()
 
-    header_drops = {
-        n: sum(cuts["cp"][s][n][1] for s in seeds) / len(seeds) for n in ns if "cp" in cuts
-    }
     notes = (
         "CP's header buffer overflowed (header drops per run, by N): "
-        + ", ".join(f"N={n}: {d:.0f}" for n, d in header_drops.items())
+        + ", ".join(f"N={n}: {mean_ci(at(header_drops, 'cp', n)).mean:.0f}" for n in ns)
         + ". A header drop is a silent loss again (the 13.1× condition exceeded at that moment)."
     )
     return Analysis(

@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from . import Analysis, Run
 from .plots import errorbar, figure
-from .stats import mean_ci
+from .stats import add_row, mean_ci
 
 
 def incast_goodput(run: Run) -> float:
@@ -52,11 +52,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         for n in ns:
             est = mean_ci(goodput[rto][s][n] for s in seeds)
             per_n[rto, n] = est
-            rows["min_rto"].append(rto)
-            rows["n"].append(n)
-            for column, value in est.columns("goodput_mbps", 1e-6).items():
-                rows[column].append(value)
-            rows["seeds"].append(est.n)
+            add_row(rows, {"min_rto": rto, "n": n}, est, "goodput_mbps", 1e-6)
     runs_rows = defaultdict(list)
     for rto in rtos:
         for s in seeds:

@@ -10,7 +10,7 @@ import pyarrow as pa
 from . import Analysis, Run
 from .models import mathis, pftk
 from .plots import errorbar, figure
-from .stats import mean_ci
+from .stats import add_row, mean_ci
 
 #: Loss rates up to which Mathis's law is compared point by point, and the slope is fitted.
 MATHIS_MAX_P = 0.005
@@ -58,13 +58,8 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         for p in ps:
             e = mean_ci(goodput[sack][s][p] for s in seeds)
             est[sack, p] = e
-            rows["sack"].append(sack)
-            rows["p"].append(p)
-            for column, value in e.columns("goodput_mbps", 1e-6).items():
-                rows[column].append(value)
-            rows["pftk_mbps"].append(model_pftk(p) / 1e6)
-            rows["mathis_mbps"].append(model_mathis(p) / 1e6)
-            rows["seeds"].append(e.n)
+            models = {"pftk_mbps": model_pftk(p) / 1e6, "mathis_mbps": model_mathis(p) / 1e6}
+            add_row(rows, {"sack": sack, "p": p}, e, "goodput_mbps", 1e-6, models)
 
     def draw(ax):
         dense = np.geomspace(ps[0], ps[-1], 100)

@@ -45,6 +45,16 @@ class Estimate:
         }
 
 
+def add_row(
+    rows: dict, keys: dict, est: Estimate, name: str, scale: float = 1.0, extra: dict | None = None
+) -> None:
+    """Append one row to a column table (a dict of lists): the `keys`, the estimate's columns
+    (see `Estimate.columns`), the `extra` columns, and its sample size as `seeds`."""
+    for column, value in {**keys, **est.columns(name, scale), **(extra or {})}.items():
+        rows[column].append(value)
+    rows["seeds"].append(est.n)
+
+
 def mean_ci(values, level: float = 0.95) -> Estimate:
     """Sample mean with a Student-t interval (none for fewer than 2 values or zero spread)."""
     x = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)

@@ -185,12 +185,6 @@ impl EventQueue {
         self.in_ring += 1;
     }
 
-    /// Time of the earliest event, if any.
-    #[inline]
-    pub fn peek_time(&mut self) -> Option<SimTime> {
-        self.peek().map(|(t, _)| t)
-    }
-
     /// The earliest event and its time, if any.
     #[inline]
     pub fn peek(&mut self) -> Option<(SimTime, &Event)> {

@@ -79,8 +79,8 @@ impl Qdisc for DropTail {
     fn len_bytes(&self) -> u64 {
         self.fifo.bytes()
     }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
+    fn stats(&self) -> QdiscStats {
+        self.stats.clone()
     }
     fn capacity_packets(&self) -> Option<usize> {
         Some(match self.params.limit {

@@ -218,8 +218,8 @@ impl Qdisc for FqCodel {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
+    fn stats(&self) -> QdiscStats {
+        self.stats.clone()
     }
 }
 

@@ -162,7 +162,8 @@ pub trait Qdisc {
     ) -> Option<PacketId>;
     fn len_packets(&self) -> usize;
     fn len_bytes(&self) -> u64;
-    fn stats(&self) -> &QdiscStats;
+    /// The counters, as of now (a wrapper such as CP's derives them from its inner queue's).
+    fn stats(&self) -> QdiscStats;
     /// How many more full-sized packets the queue would accept now, if it can tell (used for a
     /// host's backpressure on its own sockets). None: no fixed room.
     fn room_packets(&self) -> Option<usize> {
@@ -227,7 +228,7 @@ impl Qdisc for AnyQdisc {
     fn len_bytes(&self) -> u64 {
         dispatch!(self, q => q.len_bytes())
     }
-    fn stats(&self) -> &QdiscStats {
+    fn stats(&self) -> QdiscStats {
         dispatch!(self, q => q.stats())
     }
     fn room_packets(&self) -> Option<usize> {

@@ -196,8 +196,8 @@ impl Qdisc for Red {
     fn len_bytes(&self) -> u64 {
         self.fifo.bytes()
     }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
+    fn stats(&self) -> QdiscStats {
+        self.stats.clone()
     }
 }
 

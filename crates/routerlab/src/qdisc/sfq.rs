@@ -166,8 +166,8 @@ impl Qdisc for Sfq {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
+    fn stats(&self) -> QdiscStats {
+        self.stats.clone()
     }
 }
 

@@ -638,11 +638,14 @@ impl TcpSocket {
     /// The SACK option of the next segment: CP's PACKs first (they must not wait), then the
     /// ordinary blocks in the room left.
     fn sack_list(&self) -> SackList {
+        let ordinary =
+            if self.sack_ok && self.rcv.has_ooo() { self.rcv.sack_blocks() } else { SackList::new() };
         let mut list = self.rcv.packs();
-        if self.sack_ok && self.rcv.has_ooo() {
-            for b in self.rcv.sack_blocks().as_slice() {
-                list.push(*b);
-            }
+        if list.is_empty() {
+            return ordinary;
+        }
+        for b in ordinary.as_slice() {
+            list.push(*b);
         }
         list
     }
@@ -938,6 +941,7 @@ impl TcpSocket {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::SackBlock;
     use crate::tcp::DelayedAck;
     use crate::tcp::testing::{Dir, Harness};
 
@@ -1274,21 +1278,32 @@ mod tests {
         with(|c| c.cp = true)
     }
 
-    #[test]
-    fn a_cut_segment_is_answered_at_once_by_a_pack_naming_exactly_its_range() {
-        let mut h = Harness::new(cp_cfg(), cp_cfg(), SimTime::from_ms(10));
+    /// A 30-segment transfer, one data segment per ms, whose data segment 3 (seq 4381) is cut
+    /// by a switch on its first transmission.
+    fn cut_segment_3(a: TcpConfig, b: TcpConfig, until: SimTime) -> Harness {
+        let mut h = Harness::new(a, b, SimTime::from_ms(10));
         h.spacing = SimTime::from_ms(1);
         h.cut = Box::new(|dir, i, o| dir == Dir::AtoB && i == 3 && !o.retransmission);
         h.start(30 * 1460, true);
-        h.run_until(SimTime::from_secs(1));
-        let seq = 1 + 3 * 1460;
-        let packs: Vec<_> = h
-            .log
+        h.run_until(until);
+        h
+    }
+
+    /// The PACKs b sent, with their send times.
+    fn packs_sent(h: &Harness) -> Vec<(SimTime, SackBlock)> {
+        h.log
             .iter()
             .filter(|s| s.dir == Dir::BtoA)
             .flat_map(|s| s.out.seg.sack.as_slice().iter().map(move |b| (s.at, *b)))
-            .filter(|(_, b)| b.left > b.right)
-            .collect();
+            .filter(|(_, b)| crate::mechanisms::cp::pack::decode(b).is_some())
+            .collect()
+    }
+
+    #[test]
+    fn a_cut_segment_is_answered_at_once_by_a_pack_naming_exactly_its_range() {
+        let h = cut_segment_3(cp_cfg(), cp_cfg(), SimTime::from_secs(1));
+        let seq = 1 + 3 * 1460;
+        let packs = packs_sent(&h);
         assert_eq!(packs.len(), 1, "one PACK for one cut segment");
         let (at, b) = packs[0];
         assert_eq!((b.right, b.left), (seq, seq + 1460));
@@ -1320,17 +1335,8 @@ mod tests {
     fn a_pack_beside_ordinary_sack_blocks_leaves_a_sack_only_sender_unaffected() {
         // Receiver with CP, sender without: the PACK rides in the SACK option and is ignored;
         // SACK recovery proceeds from the ordinary blocks.
-        let mut h = Harness::new(cfg(), cp_cfg(), SimTime::from_ms(10));
-        h.spacing = SimTime::from_ms(1);
-        h.cut = Box::new(|dir, i, o| dir == Dir::AtoB && i == 3 && !o.retransmission);
-        h.start(30 * 1460, true);
-        h.run_until(SimTime::from_secs(2));
-        let pack_acks: Vec<_> = h
-            .log
-            .iter()
-            .filter(|s| s.dir == Dir::BtoA && s.out.seg.sack.as_slice().iter().any(|b| b.left > b.right))
-            .collect();
-        assert_eq!(pack_acks.len(), 1);
+        let h = cut_segment_3(cfg(), cp_cfg(), SimTime::from_secs(2));
+        assert_eq!(packs_sent(&h).len(), 1);
         assert_eq!(h.a.stats().packs_received, 0);
         let retx: Vec<_> = h.data_sent().filter(|s| s.out.retransmission).collect();
         assert_eq!(retx.len(), 1, "fast retransmit from the duplicate ACKs, once");

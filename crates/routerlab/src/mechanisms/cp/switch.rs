@@ -54,8 +54,9 @@ pub struct CpQueue {
     headers_dequeued: u64,
     /// Most bytes the header buffer held.
     pub header_high_water_bytes: u64,
-    /// The data queue's counters with CP's changes: what `stats()` returns.
-    stats: QdiscStats,
+    /// Most packets and bytes held in all (data queue and header buffer).
+    high_water_packets: u64,
+    high_water_bytes: u64,
 }
 
 /// Can CP save this packet from an overflow drop? TCP, whole (not a fragment), not cut already.
@@ -65,7 +66,7 @@ fn cuttable(p: &Packet) -> bool {
 
 impl CpQueue {
     pub fn new(data: AnyQdisc, params: CpParams) -> CpQueue {
-        let mut q = CpQueue {
+        CpQueue {
             data,
             params,
             headers: VecDeque::with_capacity(32),
@@ -76,10 +77,9 @@ impl CpQueue {
             headers_enqueued: 0,
             headers_dequeued: 0,
             header_high_water_bytes: 0,
-            stats: QdiscStats::default(),
-        };
-        q.refresh_stats();
-        q
+            high_water_packets: 0,
+            high_water_bytes: 0,
+        }
     }
 
     pub fn params(&self) -> &CpParams {
@@ -125,21 +125,6 @@ impl CpQueue {
             self.cuts += 1;
         }
         queued
-    }
-
-    /// The data queue's counters, with its overflow drops that became cuts or header drops
-    /// moved to those causes, and the header buffer's packets added.
-    fn refresh_stats(&mut self) {
-        let mut s = self.data.stats().clone();
-        s.drops[DropCause::Overflow as usize] -= self.converted;
-        s.drops[DropCause::PayloadCut as usize] += self.cuts;
-        s.drops[DropCause::HeaderOverflow as usize] += self.header_drops;
-        s.enqueued += self.headers_enqueued;
-        s.dequeued += self.headers_dequeued;
-        s.note_occupancy(self.len_packets(), self.len_bytes());
-        s.high_water_packets = s.high_water_packets.max(self.stats.high_water_packets);
-        s.high_water_bytes = s.high_water_bytes.max(self.stats.high_water_bytes);
-        self.stats = s;
     }
 }
 
@@ -192,7 +177,8 @@ impl Qdisc for CpQueue {
             }
             i += 1;
         }
-        self.refresh_stats();
+        self.high_water_packets = self.high_water_packets.max(self.len_packets() as u64);
+        self.high_water_bytes = self.high_water_bytes.max(self.len_bytes());
         verdict
     }
 
@@ -202,16 +188,14 @@ impl Qdisc for CpQueue {
         pool: &mut PacketPool,
         drops: &mut Vec<(PacketId, DropCause)>,
     ) -> Option<PacketId> {
-        let out = match self.headers.pop_front() {
+        match self.headers.pop_front() {
             Some(h) => {
                 self.header_bytes -= pool.get(h).ip_len() as u64;
                 self.headers_dequeued += 1;
                 Some(h)
             }
             None => self.data.dequeue(now, pool, drops),
-        };
-        self.refresh_stats();
-        out
+        }
     }
 
     fn len_packets(&self) -> usize {
@@ -220,8 +204,18 @@ impl Qdisc for CpQueue {
     fn len_bytes(&self) -> u64 {
         self.data.len_bytes() + self.header_bytes
     }
-    fn stats(&self) -> &QdiscStats {
-        &self.stats
+    /// The data queue's counters, with its overflow drops that became cuts or header drops
+    /// moved to those causes, and the header buffer's packets added.
+    fn stats(&self) -> QdiscStats {
+        let mut s = self.data.stats();
+        s.drops[DropCause::Overflow as usize] -= self.converted;
+        s.drops[DropCause::PayloadCut as usize] += self.cuts;
+        s.drops[DropCause::HeaderOverflow as usize] += self.header_drops;
+        s.enqueued += self.headers_enqueued;
+        s.dequeued += self.headers_dequeued;
+        s.high_water_packets = s.high_water_packets.max(self.high_water_packets);
+        s.high_water_bytes = s.high_water_bytes.max(self.high_water_bytes);
+        s
     }
     fn room_packets(&self) -> Option<usize> {
         self.data.room_packets()
