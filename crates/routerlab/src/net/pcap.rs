@@ -207,6 +207,30 @@ mod tests {
         assert_eq!(&tcp[22..24], &[5, 10]);
     }
 
+    /// The pseudo-header sum of a captured IPv4 + TCP packet, from its own bytes.
+    fn pseudo_sum(bytes: &[u8]) -> u32 {
+        let mut pseudo = Vec::new();
+        pseudo.extend_from_slice(&bytes[12..20]);
+        pseudo.extend_from_slice(&[0, 6]);
+        pseudo.extend_from_slice(&((bytes.len() - 20) as u16).to_be_bytes());
+        pseudo.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).sum::<u32>()
+    }
+
+    #[test]
+    fn a_cp_cut_segment_is_its_headers_with_the_cut_bit_and_valid_checksums() {
+        let mut p = seg();
+        p.tcp.cut = true;
+        p.ip.total_len = (20 + p.tcp.header_len()) as u16;
+        let (bytes, orig) = packet_bytes(&p, 65535);
+        assert_eq!((orig, bytes.len()), (52, 52), "IPv4 20 + TCP 32, no payload");
+        assert!(verifies(&bytes[..20], 0));
+        assert!(verifies(&bytes[20..], pseudo_sum(&bytes)));
+        assert_eq!(bytes[32] & CUT_BIT, CUT_BIT);
+        assert_eq!(bytes[32] >> 4, 8, "the data offset is untouched");
+        let (whole, _) = packet_bytes(&seg(), 65535);
+        assert_eq!(whole[32] & CUT_BIT, 0);
+    }
+
     #[test]
     fn snaplen_cuts_the_payload_and_fragments_get_their_slice() {
         let p = seg();
