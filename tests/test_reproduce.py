@@ -243,6 +243,12 @@ def quick_verdicts(exp_id: str, tmp_path: Path) -> dict[str, str]:
     return {c["id"]: c["verdict"] for c in v["claims"]}
 
 
+def quick_ours(exp_id: str, tmp_path: Path) -> dict[str, float]:
+    """Our numbers of the quick run `quick_verdicts` wrote."""
+    v = json.loads((tmp_path / exp_id / "verdict.json").read_text())
+    return {c["id"]: c["ours"] for c in v["claims"]}
+
+
 def test_base_incast_collapses_with_200ms_and_far_less_with_1ms(tmp_path: Path):
     assert quick_verdicts("base-incast", tmp_path) == {
         "fits": "holds",
@@ -296,4 +302,45 @@ def test_cp_incast_cp_beats_tcp_but_header_drops_keep_it_below_line_rate(tmp_pat
         "no-rto": "holds",
         "tcp-rto": "differs",
         "cp-dctcp": "holds",
+    }
+
+
+def test_cp_reorder_cp_has_no_spurious_retransmissions_under_spraying(tmp_path: Path):
+    # TCP on random spraying: nearly every retransmission is spurious; CP: none. The goodput
+    # gains hold in the full run (10 seeds: 1.45× TCP on spraying, 1.49× TCP on ECMP); with 3
+    # seeds of 200 ms their intervals reach below the 1.2 of the criteria, so here we check
+    # that the gains are there (means above 1.2), not the verdicts.
+    verdicts = quick_verdicts("cp-reorder", tmp_path)
+    assert verdicts["tcp-mistakes-reordering"] == "holds"
+    assert verdicts["cp-no-spurious"] == "holds"
+    ours = quick_ours("cp-reorder", tmp_path)
+    assert ours["cp-spray-goodput"] > 1.2 and ours["packet-level-better"] > 1.2, ours
+
+
+def test_cp_query_cp_cuts_the_99th_percentile_below_dctcp(tmp_path: Path):
+    # Ours (experiments/cp-query.toml, docs/experiments.md): with a connection per query, DCTCP
+    # loses the first window and waits for the 10 ms timeout in nearly every query, so its
+    # completion times sit together near 13–14 ms — a shifted distribution, not the slides'
+    # 12 % of queries beyond 15 ms; CP completes them in ≈ 8.7 ms.
+    assert quick_verdicts("cp-query", tmp_path) == {
+        "cp-p99-below-dctcp": "holds",
+        "dctcp-slow-queries": "differs",
+        "cp-no-slow-queries": "holds",
+    }
+
+
+def test_cp_unfairness_cp_removes_timeouts_but_not_the_port_bias(tmp_path: Path):
+    # Ours (experiments/cp-unfairness.toml, docs/experiments.md): which input port of the
+    # outcast switch is blacked out depends on the arrival phase; CP removes every timeout but
+    # the drop-tail port bias stays; at high loss CP leaves fewer flows starved but loses
+    # aggregate goodput to cut headers and retransmissions. The quick run's two phases and
+    # 1 s do not show the outcast itself (the full run's six phases and 3 s do: 1.3 %), and
+    # its fewer starved flows reach the criterion, which the full run's do not (57 %).
+    assert quick_verdicts("cp-unfairness", tmp_path) == {
+        "tcp-outcast": "differs",
+        "cp-no-outcast": "differs",
+        "cp-outcast-no-timeouts": "holds",
+        "cp-high-loss-throughput": "differs",
+        "cp-high-loss-timeouts": "differs",
+        "cp-high-loss-starvation": "holds",
     }

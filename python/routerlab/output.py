@@ -112,6 +112,8 @@ FLOW_SCHEMA = pa.schema(
         ("bytes_delivered", pa.uint64()),
         ("goodput_bps", pa.float64()),
         ("retransmissions", pa.uint64()),
+        ("spurious_retransmissions", pa.uint64()),
+        ("fast_recoveries", pa.uint64()),
         ("timeouts", pa.uint64()),
         ("max_silence_s", pa.float64()),
     ]

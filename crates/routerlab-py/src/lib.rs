@@ -158,6 +158,8 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         bytes_delivered,
         goodput_bps,
         retransmissions,
+        spurious_retransmissions,
+        fast_recoveries,
         timeouts,
         max_silence_s,
     );

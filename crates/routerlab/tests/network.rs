@@ -551,3 +551,52 @@ queue_delay = ["left->right"]
         }
     }
 }
+
+/// Packets carried by the four core → pod-1 links.
+fn core_to_pod1(r: &Results) -> Vec<u64> {
+    let mut v: Vec<u64> = r
+        .links
+        .iter()
+        .filter(|l| l.link.starts_with('c') && l.link.contains("->a1_"))
+        .map(|l| l.tx_packets)
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn spraying_policies_spread_one_flow_over_every_core_link() {
+    let one_flow = |policy: &str| {
+        let (_, r) = run(&format!(
+            "{FAT_TREE}[forwarding]\npolicy = \"{policy}\"\n[[workload]]\nkind = \"bulk\"\nsrc = \"h0\"\ndst = \"h4\"\n"
+        ));
+        core_to_pod1(&r)
+    };
+    // Round robin per switch: edge alternates aggregation switches, each alternates cores.
+    for policy in ["spray-rr", "spray-rr-flow"] {
+        let c = one_flow(policy);
+        assert!(c[0] > 1000 && c[3] - c[0] <= 2, "{policy}: {c:?}");
+    }
+    // Random: every core link, unevenly but within a few percent at this count.
+    let c = one_flow("spray-rnd");
+    let mean = c.iter().sum::<u64>() as f64 / 4.0;
+    assert!(c[3] > c[0] && c.iter().all(|&n| (n as f64 - mean).abs() < 0.05 * mean), "{c:?}");
+    // Least queue: a lone flow never queues at 1 Gbps, so ties keep it on the first port.
+    assert_eq!(one_flow("spray-cnt").iter().filter(|&&n| n > 100).count(), 1);
+    // Two flows from one edge switch into the uplinks: queues form and CNT spreads them.
+    let (_, r) = run(&format!(
+        "{FAT_TREE}[forwarding]\npolicy = \"spray-cnt\"\n[[workload]]\nkind = \"bulk\"\nsrc = [\"h0\", \"h1\"]\ndst = [\"h4\", \"h6\"]\n"
+    ));
+    let up: Vec<u64> = ["e0_0->a0_0", "e0_0->a0_1"].iter().map(|n| link(&r, n).tx_packets).collect();
+    assert!(up.iter().all(|&n| n > 1000), "{up:?}");
+}
+
+#[test]
+fn per_switch_forwarding_overrides_the_default() {
+    // Spraying everywhere but at the source's edge switch: the flow takes one aggregation
+    // switch, which then sprays over its two cores.
+    let (_, r) = run(&format!(
+        "{FAT_TREE}[forwarding]\npolicy = \"spray-rr\"\nswitches = {{ e0_0 = \"ecmp\" }}\n[[workload]]\nkind = \"bulk\"\nsrc = \"h0\"\ndst = \"h4\"\n"
+    ));
+    assert_eq!(core_to_pod1(&r).iter().filter(|&&n| n > 1000).count(), 2);
+}

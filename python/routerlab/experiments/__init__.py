@@ -10,7 +10,8 @@ An experiment is defined in ``experiments/ID.toml`` (the repository's top-level 
   *quantity* our analysis computes, and an operational *criterion* written before running —
 - optional ``variants``: for a grid key whose values name configurations rather than
   numbers (``scheme = ["tcp-200ms", "cp"]``), a table per value of the placeholders it sets
-  (``[variants.scheme.cp] queue = '...'``; these may use the constants' placeholders),
+  (``[variants.scheme.cp] queue = '...'``; these may use the placeholders of the constants,
+  the grid and the other variants),
 - and the name of its ``analysis`` module (``routerlab.experiments.<analysis>``), which turns
   the runs into tables, quantities and figures.
 
@@ -133,14 +134,19 @@ def _as_list(v) -> list:
 
 def render(exp: dict, params: dict) -> str:
     """The scenario text of one configuration."""
-    values = {**exp.get("constants", {}), **params}
+    values = {k: _toml_text(v) for k, v in {**exp.get("constants", {}), **params}.items()}
+    chosen = {}
     for key, table in exp.get("variants", {}).items():
         if key in params:
-            for name, v in table[str(params[key])].items():
-                text = string.Template(_toml_text(v)).safe_substitute(
-                    {k: _toml_text(x) for k, x in values.items()}
-                )
-                values[name] = text
+            chosen.update({name: _toml_text(v) for name, v in table[str(params[key])].items()})
+    values.update(chosen)
+    # Variant values may use each other's placeholders: substitute until nothing changes.
+    for _ in range(len(chosen) + 1):
+        done = {k: string.Template(v).safe_substitute(values) for k, v in chosen.items()}
+        if done == chosen:
+            break
+        chosen = done
+        values.update(chosen)
     try:
         return string.Template(exp["scenario"]["template"]).substitute(
             {k: _toml_text(v) for k, v in values.items()}

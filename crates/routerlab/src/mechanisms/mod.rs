@@ -4,3 +4,4 @@
 //! [`crate::tcp`].
 
 pub mod cp;
+pub mod plts;

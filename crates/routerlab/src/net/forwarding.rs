@@ -6,24 +6,40 @@
 //!   by the sender and carried in the packet's metadata, so forwarding does no hashing of
 //!   headers on the hot path — only one integer mix.
 //!
-//! Per-packet policies (spraying) plug in through [`NextHopPolicy`]: a node given one asks it
-//! for every packet that has more than one next hop (see `docs/extending.md`).
+//! - The PLTS spraying policies ([`crate::mechanisms::plts::spray`]): per packet, a random next
+//!   hop (`SprayRandom`), the least-queued one (`SprayLeastQueue`) or round robin
+//!   (`SprayRoundRobin`, one counter per switch or per flow).
+//!
+//! Other per-packet policies plug in through [`NextHopPolicy`]: a node given one asks it for
+//! every packet that has more than one next hop (see `docs/extending.md`).
 
 use crate::ids::PortId;
+use crate::mechanisms::plts::spray::{self, RoundRobin, RrScope};
 use crate::net::packet::Packet;
 use crate::net::port::Port;
 use crate::rng::{SimRng, splitmix64};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ForwardingPolicy {
+    /// Per flow, by hash.
     #[default]
     Ecmp,
+    /// PLTS-RND.
+    SprayRandom,
+    /// PLTS-CNT.
+    SprayLeastQueue,
+    /// PLTS-RR.
+    SprayRoundRobin(RrScope),
 }
 
 impl ForwardingPolicy {
     pub fn name(self) -> &'static str {
         match self {
             ForwardingPolicy::Ecmp => "ecmp",
+            ForwardingPolicy::SprayRandom => "spray-rnd",
+            ForwardingPolicy::SprayLeastQueue => "spray-cnt",
+            ForwardingPolicy::SprayRoundRobin(RrScope::Switch) => "spray-rr",
+            ForwardingPolicy::SprayRoundRobin(RrScope::Flow) => "spray-rr-flow",
         }
     }
 }
@@ -40,6 +56,7 @@ pub struct Forwarder {
     pub policy: ForwardingPolicy,
     salt: u64,
     rng: SimRng,
+    rr: RoundRobin,
     custom: Option<Box<dyn NextHopPolicy>>,
 }
 
@@ -53,7 +70,11 @@ impl std::fmt::Debug for Forwarder {
 impl Forwarder {
     pub fn new(policy: ForwardingPolicy, mut rng: SimRng) -> Forwarder {
         let salt = rng.next_u64();
-        Forwarder { policy, salt, rng, custom: None }
+        let rr = RoundRobin::new(match policy {
+            ForwardingPolicy::SprayRoundRobin(scope) => scope,
+            _ => RrScope::Switch,
+        });
+        Forwarder { policy, salt, rng, rr, custom: None }
     }
 
     /// Replace the built-in policy with a custom one.
@@ -75,6 +96,9 @@ impl Forwarder {
                 let h = splitmix64(pkt.meta.flow_hash as u64 ^ self.salt);
                 hops[(h % hops.len() as u64) as usize]
             }
+            ForwardingPolicy::SprayRandom => spray::random(hops, &mut self.rng),
+            ForwardingPolicy::SprayLeastQueue => spray::least_queue(hops, ports),
+            ForwardingPolicy::SprayRoundRobin(_) => self.rr.choose(hops, pkt),
         }
     }
 }

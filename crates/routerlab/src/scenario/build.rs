@@ -7,13 +7,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::schema::{
-    Cc, ConnectMode, CubicCc, DctcpCc, Link, LinkState, PermutationPattern, Queue, Topology, Transport,
-    Workload,
+    Cc, ConnectMode, CubicCc, DctcpCc, ForwardingName, Link, LinkState, PermutationPattern, Queue, Topology,
+    Transport, Workload,
 };
 use super::values::{ByteSize, Duration, HostList, PositiveDuration, Threshold};
 use super::{Scenario, ScenarioError};
 use crate::ids::{ConnId, HostId, NodeId, PortId};
 use crate::mechanisms::cp::CpParams;
+use crate::mechanisms::plts::spray::RrScope;
+use crate::net::forwarding::ForwardingPolicy;
 use crate::net::{DirSpec, Network, NodeKind, TopologySpec};
 use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
 use crate::rng::{SimRng, StreamId};
@@ -476,6 +478,27 @@ fn build_explicit(e: &super::schema::Explicit, p: &mut Problems) -> Option<Built
 }
 
 /// A short description of the hosts, for error messages.
+/// Every switch's forwarding policy: the scenario's default, then the per-switch overrides.
+fn set_forwarding(f: &super::schema::Forwarding, spec: &mut TopologySpec, p: &mut Problems) {
+    let policy = |n: ForwardingName| match n {
+        ForwardingName::Ecmp => ForwardingPolicy::Ecmp,
+        ForwardingName::SprayRnd => ForwardingPolicy::SprayRandom,
+        ForwardingName::SprayCnt => ForwardingPolicy::SprayLeastQueue,
+        ForwardingName::SprayRr => ForwardingPolicy::SprayRoundRobin(RrScope::Switch),
+        ForwardingName::SprayRrFlow => ForwardingPolicy::SprayRoundRobin(RrScope::Flow),
+    };
+    for n in spec.nodes.iter_mut().filter(|n| n.kind == NodeKind::Switch) {
+        n.forwarding = policy(f.policy);
+    }
+    for (name, &which) in &f.switches {
+        match spec.nodes.iter_mut().find(|n| n.name == *name) {
+            Some(n) if n.kind == NodeKind::Switch => n.forwarding = policy(which),
+            Some(_) => p.at(format!("forwarding.switches.{name}"), "is a host, not a switch"),
+            None => p.at(format!("forwarding.switches.{name}"), "no switch of that name in the topology"),
+        }
+    }
+}
+
 fn host_hint(names: &[&str]) -> String {
     match names.len() {
         0 => "the topology has no hosts".into(),
@@ -664,7 +687,8 @@ fn read_csv(
 
 pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
     let mut p = Problems(Vec::new());
-    let Some(topo) = build_topology(&sc.file.topology, &mut p) else { return Err(p.0) };
+    let Some(mut topo) = build_topology(&sc.file.topology, &mut p) else { return Err(p.0) };
+    set_forwarding(&sc.file.forwarding, &mut topo.spec, &mut p);
     let net = Network::build(&topo.spec, 0);
     let names = Names {
         net: &net,

@@ -1,6 +1,8 @@
 //! The scenario file's schema: one struct per table, unknown keys refused everywhere.
 //! `docs/scenario.md` documents every key; keep the two in step.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::paths::{from_value, tagged};
@@ -39,6 +41,8 @@ pub struct ScenarioFile {
     pub hosts: Hosts,
     #[serde(default, rename = "link_event")]
     pub link_events: Vec<LinkEvent>,
+    #[serde(default)]
+    pub forwarding: Forwarding,
     /// Kept raw so that workloads can override single keys; see `Scenario::parse`.
     #[serde(default)]
     pub transport: Option<toml::Table>,
@@ -397,6 +401,35 @@ pub struct Transport {
     pub pacing: bool,
     /// CP endpoints: PACK on a cut segment, resend on a PACK.
     pub cp: bool,
+}
+
+// ------------------------------------------------------------------------------ forwarding
+
+/// How switches choose among equal-cost next hops: `policy` for every switch, `switches` to
+/// override it per switch (by name).
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Forwarding {
+    #[serde(default)]
+    pub policy: ForwardingName,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub switches: BTreeMap<String, ForwardingName>,
+}
+
+/// A forwarding policy's name (see `net::forwarding`).
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ForwardingName {
+    #[default]
+    #[serde(rename = "ecmp")]
+    Ecmp,
+    #[serde(rename = "spray-rnd")]
+    SprayRnd,
+    #[serde(rename = "spray-cnt")]
+    SprayCnt,
+    #[serde(rename = "spray-rr")]
+    SprayRr,
+    #[serde(rename = "spray-rr-flow")]
+    SprayRrFlow,
 }
 
 // ------------------------------------------------------------------------------ workloads

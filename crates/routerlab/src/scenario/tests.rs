@@ -383,3 +383,25 @@ fn csv_flows_are_read_and_checked_line_by_line() {
     assert!(e[0].to_string().contains("flows.csv line 2: unknown host \"r9\""), "{e:?}");
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn forwarding_policies_and_per_switch_overrides() {
+    let with = |f: &str| format!("{GOOD}\n[forwarding]\n{f}\n");
+    let (_, spec) =
+        Scenario::load(&with("policy = \"spray-rr\"\nswitches = { right = \"spray-cnt\" }")).unwrap();
+    let policy = |name: &str| spec.topology.nodes.iter().find(|n| n.name == name).unwrap().forwarding;
+    use crate::net::forwarding::ForwardingPolicy;
+    assert_eq!(
+        policy("left"),
+        ForwardingPolicy::SprayRoundRobin(crate::mechanisms::plts::spray::RrScope::Switch)
+    );
+    assert_eq!(policy("right"), ForwardingPolicy::SprayLeastQueue);
+    let e = first_error(&with("policy = \"spray-magic\""));
+    assert!(e.starts_with("forwarding.policy: unknown variant `spray-magic`"), "{e}");
+    let e = first_error(&with("switches = { middle = \"ecmp\" }"));
+    assert!(e.starts_with("forwarding.switches.middle: no switch of that name"), "{e}");
+    let e = first_error(&with("switches = { s0 = \"ecmp\" }"));
+    assert!(e.starts_with("forwarding.switches.s0: is a host"), "{e}");
+    let e = first_error(&with("polcy = \"ecmp\""));
+    assert!(e.starts_with("forwarding.polcy: unknown key"), "{e}");
+}

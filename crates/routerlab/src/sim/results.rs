@@ -11,7 +11,11 @@
 //!   first delivery, between deliveries, and (for flows still running) from the last delivery
 //!   to the end of the run.
 //! - `retransmissions`, `timeouts`: data retransmissions and retransmission-timer expirations
-//!   (SYN timeouts included) at the data sender.
+//!   (SYN timeouts included) at the data sender; `fast_recoveries`: recovery episodes entered
+//!   without a timeout (duplicate ACKs, SACK or an explicit signal such as CP's PACK).
+//! - `spurious_retransmissions`: data segments the receiver got twice (every copy after the
+//!   first: the network never duplicates, so each was an unneeded retransmission or the late
+//!   original of one — reordering mistaken for loss, or a timeout that fired too early).
 //! - summary `goodput_bps`: all delivered payload × 8 / simulated time; `drops`: packets lost
 //!   to queues, link losses, failed links and missing routes (CP cuts excluded: the header
 //!   arrives); `jain_index`: Jain's index of `goodput_bps` over the TCP flows that started.
@@ -34,6 +38,8 @@ pub struct FlowRow {
     pub bytes_delivered: u64,
     pub goodput_bps: f64,
     pub retransmissions: u64,
+    pub spurious_retransmissions: u64,
+    pub fast_recoveries: u64,
     pub timeouts: u64,
     pub max_silence_s: f64,
 }
@@ -121,13 +127,20 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         let start = c.started.unwrap_or(c.start_at);
         let end = c.finished.unwrap_or(now);
         let span = end.saturating_sub(start).as_secs_f64();
-        let (delivered, acked, retx, timeouts, protocol) = match c.carrier {
+        let (delivered, acked, protocol) = match c.carrier {
             Carrier::Tcp { sender, receiver } => {
                 let (snd, rcv) = (&sim.eps[sender.idx()].sock, &sim.eps[receiver.idx()].sock);
-                let st = snd.stats();
-                (rcv.delivered_bytes(), snd.bytes_acked(), st.retransmissions, st.timeouts, "tcp")
+                (rcv.delivered_bytes(), snd.bytes_acked(), "tcp")
             }
-            Carrier::Udp { delivered_bytes, .. } => (delivered_bytes, delivered_bytes, 0, 0, "udp"),
+            Carrier::Udp { delivered_bytes, .. } => (delivered_bytes, delivered_bytes, "udp"),
+        };
+        let (retx, spurious, recoveries, timeouts) = match c.carrier {
+            Carrier::Tcp { sender, receiver } => {
+                let st = sim.eps[sender.idx()].sock.stats();
+                let dups = sim.eps[receiver.idx()].sock.receiver().dup_segments;
+                (st.retransmissions, dups, st.fast_recoveries, st.timeouts)
+            }
+            Carrier::Udp { .. } => (0, 0, 0, 0),
         };
         delivered_total += delivered;
         retx_total += retx;
@@ -155,6 +168,8 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             bytes_delivered: delivered,
             goodput_bps: goodput,
             retransmissions: retx,
+            spurious_retransmissions: spurious,
+            fast_recoveries: recoveries,
             timeouts,
             max_silence_s: c.max_silence.max(tail).as_secs_f64(),
         });

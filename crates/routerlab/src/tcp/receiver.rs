@@ -71,7 +71,9 @@ pub struct Receiver {
     ece: bool,
     /// DCTCP: an ACK owed for the data before a CE change, with the old ECE value.
     flush: Option<(u64, bool)>,
-    /// Duplicate segments received (data below `rcv_nxt`).
+    /// Duplicate segments received: data all below `rcv_nxt` or all already held out of
+    /// order. The network never duplicates, so each is a spurious retransmission (or the late
+    /// original of one).
     pub dup_segments: u64,
     /// CP: PACKs owed, one per cut segment, sent with the next segment (at once).
     packs: SackList,
@@ -142,7 +144,11 @@ impl Receiver {
             self.dup_segments += 1;
             AckNeed::Now
         } else if seq > self.rcv_nxt {
+            let before = self.ooo_bytes;
             self.insert_ooo(seq, end);
+            if self.ooo_bytes == before && len > 0 {
+                self.dup_segments += 1;
+            }
             AckNeed::Now
         } else {
             let had_holes = !self.ooo.is_empty();
@@ -383,6 +389,12 @@ mod tests {
         r.on_ack_sent();
         assert_eq!(r.on_segment(SimTime(0), 1, 100, false, false, false), AckNeed::Now);
         assert_eq!(r.dup_segments, 1);
+        // Out of order: a second copy of held data is a duplicate, new data beside it is not.
+        r.on_segment(SimTime(0), 201, 100, false, false, false);
+        r.on_segment(SimTime(0), 201, 100, false, false, false);
+        assert_eq!(r.dup_segments, 2);
+        r.on_segment(SimTime(0), 251, 100, false, false, false);
+        assert_eq!(r.dup_segments, 2, "partly new");
     }
 
     #[test]

@@ -883,7 +883,11 @@ impl TcpSocket {
         self.partial_ack_seen = false;
         self.lt_credit = 0;
         self.stats.fast_recoveries += 1;
-        if presume_first_lost {
+        // A first segment already presumed lost and resent stays so: its retransmission may
+        // still arrive (e.g. a loss found after the previous recovery's `recover`, resent
+        // within it). Resending it again would be spurious (as in Linux, which skips
+        // segments marked SACKED_RETRANS).
+        if presume_first_lost && !self.sb.first().is_some_and(|s| s.lost) {
             self.sb.mark_lost_at(self.snd_una);
         }
         self.retransmit_now = true;
