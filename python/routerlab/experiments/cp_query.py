@@ -4,6 +4,7 @@ timeouts per query."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 import numpy as np
@@ -19,11 +20,11 @@ def query_times(run: Run) -> list[float]:
     arrival. Queries with a block that never arrived are left out (the run was too short)."""
     t = run.tables["transfers"].to_pydict()
     start: dict[int, float] = {}
-    end: dict[int, float | None] = {}
+    end: dict[int, float] = {}
     for q, s, e in zip(t["seq"], t["start_s"], t["end_s"], strict=True):
         start[q] = min(start.get(q, s), s)
-        end[q] = None if e is None or (q in end and end[q] is None) else max(end.get(q) or e, e)
-    return [end[q] - start[q] for q in sorted(start) if end[q] is not None]
+        end[q] = math.inf if e is None else max(end.get(q, e), e)
+    return [end[q] - start[q] for q in sorted(start) if end[q] != math.inf]
 
 
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001

@@ -9,7 +9,7 @@ from collections import defaultdict
 import pyarrow as pa
 
 from . import Analysis, Run
-from .plots import figure
+from .plots import figure, yerr
 from .stats import add_row, mean_ci
 
 
@@ -66,11 +66,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     def draw_goodput(ax):
         x = range(len(schemes))
         est = [goodput[s] for s in schemes]
-        err = [
-            [e.mean - (e.ci_lo if e.ci_lo is not None else e.mean) for e in est],
-            [(e.ci_hi if e.ci_hi is not None else e.mean) - e.mean for e in est],
-        ]
-        ax.bar(x, [e.mean for e in est], yerr=err, capsize=3)
+        ax.bar(x, [e.mean for e in est], yerr=yerr(est), capsize=3)
         ax.set_xticks(list(x), schemes, rotation=20, fontsize=8)
         ax.set_ylabel("mean per-flow goodput / line rate")
         ax.set_ylim(0, 1.05)
@@ -85,14 +81,12 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         ax.set_ylabel("per flow, whole run")
         ax.legend()
 
-    dt_high = (
-        f" Without CP, the same sender (no ordering-based loss inference) on spraying: goodput "
+    notes = (
+        "Without CP, the same sender (no ordering-based loss inference) on spraying: goodput "
         f"{goodput['tcp-spray-dt-high'].mean:.2f} of line rate, "
         f"{mean_ci(at('tcp-spray-dt-high', 'timeouts_per_flow')).mean:.2f} timeouts and "
         f"{mean_ci(at('tcp-spray-dt-high', 'spurious_per_flow')).mean:.1f} spurious "
         "retransmissions per flow."
-        if "tcp-spray-dt-high" in per
-        else ""
     )
     return Analysis(
         quantities=quantities,
@@ -101,5 +95,5 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             figure(draw_goodput, "goodput", f"{exp['id']}: k=4 fat-tree, permutation, 1 Gbps"),
             figure(draw_spurious, "retransmissions", f"{exp['id']}: retransmissions per flow"),
         ],
-        notes=dt_high.strip(),
+        notes=notes,
     )

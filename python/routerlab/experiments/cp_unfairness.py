@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from statistics import fmean
 
 import pyarrow as pa
 
 from . import Analysis, Run
 from .plots import figure
 from .stats import add_row, mean_ci
-
-
-def _mean(xs) -> float:
-    xs = list(xs)
-    return sum(xs) / len(xs)
 
 
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
@@ -30,14 +26,14 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         fair = line / len(rows)
         m = {
             "goodput_frac": sum(g for _, g, _ in rows) / line,
-            "timeouts_per_flow": _mean(t for _, _, t in rows),
-            "starved_share": _mean(g < starved * fair for _, g, _ in rows),
+            "timeouts_per_flow": fmean(t for _, _, t in rows),
+            "starved_share": fmean(g < starved * fair for _, g, _ in rows),
             "jain": r.summary["jain_index"],
         }
         if r.params["case"].startswith("outcast"):
             for grp in ("few", "many"):
-                m[f"goodput_{grp}"] = _mean(g for n, g, _ in rows if n == grp)
-                m[f"timeouts_{grp}"] = _mean(t for n, _, t in rows if n == grp)
+                m[f"goodput_{grp}"] = fmean(g for n, g, _ in rows if n == grp)
+                m[f"timeouts_{grp}"] = fmean(t for n, _, t in rows if n == grp)
             m["few_over_many"] = (
                 m["goodput_few"] / m["goodput_many"] if m["goodput_many"] else math.inf
             )
@@ -56,7 +52,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         return [min(per[c, scheme][s]["few_over_many"] for c in phases) for s in seeds]
 
     def over_phases(scheme, metric):
-        return [_mean(per[c, scheme][s][metric] for c in phases) for s in seeds]
+        return [fmean(per[c, scheme][s][metric] for c in phases) for s in seeds]
 
     def ratio(case, metric):
         return mean_ci(

@@ -43,9 +43,15 @@ def figure(draw: Callable[[plt.Axes], None], name: str, title: str) -> Callable[
     return write
 
 
+def yerr(estimates) -> list[list[float]]:
+    """Matplotlib's `yerr` for means with 95 % intervals: distances below and above (none
+    where an estimate has no interval)."""
+    lo = [e.mean - (e.ci_lo if e.ci_lo is not None else e.mean) for e in estimates]
+    hi = [(e.ci_hi if e.ci_hi is not None else e.mean) - e.mean for e in estimates]
+    return [lo, hi]
+
+
 def errorbar(ax: plt.Axes, x, estimates, label: str, **kw) -> None:
     """Means with their 95 % intervals as error bars."""
     y = [e.mean for e in estimates]
-    lo = [e.mean - (e.ci_lo if e.ci_lo is not None else e.mean) for e in estimates]
-    hi = [(e.ci_hi if e.ci_hi is not None else e.mean) - e.mean for e in estimates]
-    ax.errorbar(x, y, yerr=[lo, hi], label=label, capsize=3, marker="o", markersize=4, **kw)
+    ax.errorbar(x, y, yerr=yerr(estimates), label=label, capsize=3, marker="o", markersize=4, **kw)

@@ -70,11 +70,7 @@ impl std::fmt::Debug for Forwarder {
 impl Forwarder {
     pub fn new(policy: ForwardingPolicy, mut rng: SimRng) -> Forwarder {
         let salt = rng.next_u64();
-        let rr = RoundRobin::new(match policy {
-            ForwardingPolicy::SprayRoundRobin(scope) => scope,
-            _ => RrScope::Switch,
-        });
-        Forwarder { policy, salt, rng, rr, custom: None }
+        Forwarder { policy, salt, rng, rr: RoundRobin::default(), custom: None }
     }
 
     /// Replace the built-in policy with a custom one.
@@ -98,7 +94,7 @@ impl Forwarder {
             }
             ForwardingPolicy::SprayRandom => spray::random(hops, &mut self.rng),
             ForwardingPolicy::SprayLeastQueue => spray::least_queue(hops, ports),
-            ForwardingPolicy::SprayRoundRobin(_) => self.rr.choose(hops, pkt),
+            ForwardingPolicy::SprayRoundRobin(scope) => self.rr.choose(scope, hops, pkt),
         }
     }
 }

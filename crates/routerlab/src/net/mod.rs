@@ -48,6 +48,16 @@ pub struct DirSpec {
     pub reverse_loss: Option<f64>,
 }
 
+/// Ethernet's MTU: the largest IP datagram an Ethernet link carries unfragmented.
+pub const ETHERNET_MTU: u32 = 1500;
+
+impl DirSpec {
+    /// A direction with no loss, no framing overhead and Ethernet's MTU.
+    pub fn new(rate: Rate, delay: SimTime, queue: QueueSpec) -> DirSpec {
+        DirSpec { rate, delay, queue, loss: 0.0, framing_bytes: 0, mtu: ETHERNET_MTU, reverse_loss: None }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeSpec {
     pub name: String,

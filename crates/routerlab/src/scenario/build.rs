@@ -35,7 +35,7 @@ use crate::workload::{FlowSpec, Generator, StaticFlows, expand_static};
 pub const DEFAULT_QUEUE: QueueSpec =
     QueueSpec::DropTail(DropTailParams { limit: Size::Packets(1000), ecn_threshold: None });
 /// MTU of a link whose `mtu` is not given (Ethernet).
-pub const DEFAULT_MTU: u32 = 1500;
+pub const DEFAULT_MTU: u32 = crate::net::ETHERNET_MTU;
 
 impl Default for CubicCc {
     fn default() -> CubicCc {
@@ -448,17 +448,7 @@ fn build_explicit(e: &super::schema::Explicit, p: &mut Problems) -> Option<Built
             p.at(format!("{path}.between"), format!("link[{j}] already joins these nodes"));
             continue;
         }
-        let mtu = l.mtu.unwrap_or(DEFAULT_MTU);
-        check_mtu(mtu, &path, p);
-        let d = DirSpec {
-            rate: l.rate.0,
-            delay: l.delay.0,
-            queue: l.queue.as_ref().map_or(DEFAULT_QUEUE, |q| queue_spec(q, &format!("{path}.queue"), p)),
-            loss: l.loss.map_or(0.0, |x| x.0),
-            framing_bytes: l.framing.unwrap_or(0),
-            mtu,
-            reverse_loss: l.reverse_loss.map(|x| x.0),
-        };
+        let d = dir(&l.link(), &path, p);
         degree[a] += 1;
         degree[b] += 1;
         spec.add_duplex(a, b, &d);

@@ -167,6 +167,21 @@ pub struct ExplicitLink {
     pub mtu: Option<u32>,
 }
 
+impl ExplicitLink {
+    /// Its properties, as any other link's.
+    pub fn link(&self) -> Link {
+        Link {
+            rate: self.rate,
+            delay: self.delay,
+            queue: self.queue.clone(),
+            loss: self.loss,
+            reverse_loss: self.reverse_loss,
+            framing: self.framing,
+            mtu: self.mtu,
+        }
+    }
+}
+
 /// One link's properties (both directions alike).
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]

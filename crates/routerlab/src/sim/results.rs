@@ -23,6 +23,7 @@
 use super::measure::{FairnessSeries, LatencySeries, QueueSeries};
 use super::{Carrier, Simulation};
 use crate::qdisc::{DropCause, Qdisc};
+use crate::tcp::TcpStats;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowRow {
@@ -127,21 +128,17 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         let start = c.started.unwrap_or(c.start_at);
         let end = c.finished.unwrap_or(now);
         let span = end.saturating_sub(start).as_secs_f64();
-        let (delivered, acked, protocol) = match c.carrier {
+        let (protocol, delivered, acked, st, spurious) = match c.carrier {
             Carrier::Tcp { sender, receiver } => {
                 let (snd, rcv) = (&sim.eps[sender.idx()].sock, &sim.eps[receiver.idx()].sock);
-                (rcv.delivered_bytes(), snd.bytes_acked(), "tcp")
+                let dups = rcv.receiver().dup_segments;
+                ("tcp", rcv.delivered_bytes(), snd.bytes_acked(), snd.stats().clone(), dups)
             }
-            Carrier::Udp { delivered_bytes, .. } => (delivered_bytes, delivered_bytes, "udp"),
-        };
-        let (retx, spurious, recoveries, timeouts) = match c.carrier {
-            Carrier::Tcp { sender, receiver } => {
-                let st = sim.eps[sender.idx()].sock.stats();
-                let dups = sim.eps[receiver.idx()].sock.receiver().dup_segments;
-                (st.retransmissions, dups, st.fast_recoveries, st.timeouts)
+            Carrier::Udp { delivered_bytes, .. } => {
+                ("udp", delivered_bytes, delivered_bytes, TcpStats::default(), 0)
             }
-            Carrier::Udp { .. } => (0, 0, 0, 0),
         };
+        let (retx, timeouts) = (st.retransmissions, st.timeouts);
         delivered_total += delivered;
         retx_total += retx;
         to_total += timeouts;
@@ -169,7 +166,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             goodput_bps: goodput,
             retransmissions: retx,
             spurious_retransmissions: spurious,
-            fast_recoveries: recoveries,
+            fast_recoveries: st.fast_recoveries,
             timeouts,
             max_silence_s: c.max_silence.max(tail).as_secs_f64(),
         });

@@ -174,15 +174,8 @@ mod tests {
     use crate::units::{Rate, SimTime, Size};
 
     fn dir(rate: Rate) -> DirSpec {
-        DirSpec {
-            rate,
-            delay: SimTime::from_ms(1),
-            queue: QueueSpec::DropTail(DropTailParams { limit: Size::Packets(100), ecn_threshold: None }),
-            loss: 0.0,
-            framing_bytes: 0,
-            mtu: 1500,
-            reverse_loss: None,
-        }
+        let queue = QueueSpec::DropTail(DropTailParams { limit: Size::Packets(100), ecn_threshold: None });
+        DirSpec::new(rate, SimTime::from_ms(1), queue)
     }
 
     #[test]

@@ -52,23 +52,19 @@ pub enum RrScope {
     Flow,
 }
 
-/// PLTS-RR: the next hop after the one chosen last, among `hops`.
+/// PLTS-RR: the next hop after the one chosen last, among `hops`, counting per switch or
+/// per flow as `scope` says.
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobin {
-    scope: RrScope,
     next: u32,
     /// Per-flow counters, by `2 × connection + direction`.
     per_flow: Vec<u32>,
 }
 
 impl RoundRobin {
-    pub fn new(scope: RrScope) -> RoundRobin {
-        RoundRobin { scope, next: 0, per_flow: Vec::new() }
-    }
-
     #[inline]
-    pub fn choose(&mut self, hops: &[PortId], pkt: &Packet) -> PortId {
-        let counter = match self.scope {
+    pub fn choose(&mut self, scope: RrScope, hops: &[PortId], pkt: &Packet) -> PortId {
+        let counter = match scope {
             RrScope::Switch => &mut self.next,
             RrScope::Flow => {
                 // The two directions of a connection have their addresses swapped.
@@ -107,18 +103,19 @@ mod tests {
 
     #[test]
     fn round_robin_per_switch_cycles_across_flows() {
-        let mut rr = RoundRobin::new(RrScope::Switch);
-        let picks: Vec<u32> = (0..6).map(|i| rr.choose(&hops(), &pkt(i % 2, 0, 1)).0).collect();
+        let mut rr = RoundRobin::default();
+        let picks: Vec<u32> =
+            (0..6).map(|i| rr.choose(RrScope::Switch, &hops(), &pkt(i % 2, 0, 1)).0).collect();
         assert_eq!(picks, [0, 1, 2, 0, 1, 2]);
     }
 
     #[test]
     fn round_robin_per_flow_keeps_a_counter_per_flow_and_direction() {
-        let mut rr = RoundRobin::new(RrScope::Flow);
+        let mut rr = RoundRobin::default();
         let h = hops();
         let a: Vec<u32> = [pkt(0, 0, 1), pkt(1, 0, 1), pkt(0, 0, 1), pkt(0, 1, 0), pkt(1, 0, 1)]
             .iter()
-            .map(|p| rr.choose(&h, p).0)
+            .map(|p| rr.choose(RrScope::Flow, &h, p).0)
             .collect();
         // Flow 0 forward: 0, 1; flow 1 forward: 0, 1; flow 0 backward starts at 0.
         assert_eq!(a, [0, 0, 1, 0, 1]);
@@ -142,15 +139,8 @@ mod tests {
         // A switch with three links: its egress ports are 0, 2 and 4 (each link adds two).
         let mut t = TopologySpec::default();
         let s = t.add_node("s", NodeKind::Switch);
-        let d = DirSpec {
-            rate: Rate::from_mbps(1),
-            delay: SimTime::ZERO,
-            queue: QueueSpec::DropTail(DropTailParams { limit: Size::Packets(100), ecn_threshold: None }),
-            loss: 0.0,
-            framing_bytes: 0,
-            mtu: 1500,
-            reverse_loss: None,
-        };
+        let queue = QueueSpec::DropTail(DropTailParams { limit: Size::Packets(100), ecn_threshold: None });
+        let d = DirSpec::new(Rate::from_mbps(1), SimTime::ZERO, queue);
         for i in 0..3 {
             let h = t.add_node(format!("h{i}"), NodeKind::Host);
             t.add_duplex(s, h, &d);
