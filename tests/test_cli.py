@@ -295,3 +295,40 @@ def test_csv_flow_list_relative_to_the_scenario(tmp_path: Path):
     listed = [i for i, g in enumerate(flows["group"]) if g == "listed"]
     assert [flows["src"][i] for i in listed] == ["s0", "s2"]
     assert [flows["size_bytes"][i] for i in listed] == [5000, None]
+
+
+CP_INCAST = """
+[run]
+duration = "200ms"
+
+[topology]
+kind = "star"
+senders = {n}
+access = {{ rate = "1Gbps", delay = "25us" }}
+bottleneck = {{ rate = "1Gbps", delay = "25us", queue = {{ kind = "cp", data = {{ {data} }} }} }}
+
+[transport]
+cp = true
+
+[[workload]]
+kind = "incast"
+block = "64KB"
+rounds = 2
+start = "1ms"
+"""
+
+
+@pytest.mark.parametrize("n", [8, 40])
+def test_run_warns_when_cp_input_exceeds_its_header_buffers_condition(tmp_path: Path, n: int):
+    # 8 senders at line rate cannot bring 13.1 × the output rate; 40 synchronized ones do.
+    scenario = tmp_path / "cp.toml"
+    scenario.write_text(CP_INCAST.format(n=n, data='kind = "droptail", limit = "64pkts"'))
+    p = routerlab("run", str(scenario), "--out", str(tmp_path / "out"), check=True)
+    links = pq.read_table(tmp_path / "out" / "links.parquet").to_pylist()
+    port = next(r for r in links if r["link"] == "switch->r0")
+    assert all(r["cp_overload_s"] == 0 for r in links if r is not port)
+    if n == 8:
+        assert port["cp_overload_s"] == 0 and "warning" not in p.stderr
+    else:
+        assert port["cp_overload_s"] > 0 and port["header_drops"] > 0
+        assert "warning: CP on switch->r0: input exceeded 13.1x the output rate" in p.stderr

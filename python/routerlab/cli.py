@@ -97,7 +97,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     if not args.quiet:
         print_summary(path, out, result.summary, result.timing, files)
+    for link, secs, header_drops in cp_overloads(result.links):
+        print(
+            f"routerlab: warning: CP on {link}: input exceeded 13.1x the output rate for "
+            f"{secs * 1e3:g} ms ({header_drops} headers dropped); the header buffer is sized "
+            "for less",
+            file=sys.stderr,
+        )
     return 0
+
+
+def cp_overloads(links) -> list[tuple[str, float, int]]:
+    """(link, seconds, header drops) of the CP queues whose input exceeded the ratio their
+    header buffer is sized for."""
+    rows = links.select(["link", "cp_overload_s", "header_drops"]).to_pylist()
+    return [
+        (r["link"], r["cp_overload_s"], r["header_drops"]) for r in rows if r["cp_overload_s"] > 0
+    ]
 
 
 def print_summary(path: Path, out: Path, s: dict, timing: dict, files: list[str]) -> None:

@@ -188,6 +188,7 @@ LINK_SCHEMA = pa.schema(
         ("drops", pa.uint64()),
         ("cuts", pa.uint64()),
         ("header_drops", pa.uint64()),
+        ("cp_overload_s", pa.float64()),
         ("ecn_marks", pa.uint64()),
         ("queue_high_water_packets", pa.uint64()),
         ("mean_queue_packets", pa.float64()),

@@ -174,6 +174,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         drops,
         cuts,
         header_drops,
+        cp_overload_s,
         ecn_marks,
         queue_high_water_packets,
         mean_queue_packets,

@@ -16,21 +16,28 @@ from .stats import add_row, mean_ci
 #: The largest N at which N synchronized senders stay under 13.1 × the output rate.
 CONDITION_N = 12
 
+#: Links-table columns of the bottleneck port -> their name in the goodput table.
+PORT_COLUMNS = {
+    "cuts": "cuts_per_run",
+    "header_drops": "header_drops_per_run",
+    "cp_overload_s": "overload_s_per_run",
+}
+
 
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     line = float(exp["constants"]["line_rate_bps"])
     goodput: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     timeouts: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
-    cuts: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
-    header_drops: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
+    # The bottleneck port's CP counters: cuts, header drops, time over the 13.1× condition.
+    port_counts = {c: defaultdict(lambda: defaultdict(dict)) for c in PORT_COLUMNS}
     for r in runs:
         scheme, n, rounds = r.params["scheme"], r.params["n"], r.params["rounds"]
         goodput[scheme][r.seed][n] = incast_goodput(r)
         timeouts[scheme][r.seed][n] = r.summary["timeouts"] / rounds
         links = r.tables["links"].to_pydict()
         port = links["link"].index("switch->r0")
-        cuts[scheme][r.seed][n] = links["cuts"][port]
-        header_drops[scheme][r.seed][n] = links["header_drops"][port]
+        for c, table in port_counts.items():
+            table[scheme][r.seed][n] = links[c][port]
     schemes = [s for s in exp["grid"]["scheme"] if s in goodput]
     seeds = sorted(goodput[schemes[0]])
     ns = sorted(goodput[schemes[0]][seeds[0]])
@@ -44,11 +51,9 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     for scheme in schemes:
         for n in ns:
             per_n[scheme, n] = est = mean_ci(at(goodput, scheme, n))
-            counts = {
-                "timeouts_per_round": mean_ci(at(timeouts, scheme, n)).mean,
-                "cuts_per_run": mean_ci(at(cuts, scheme, n)).mean,
-                "header_drops_per_run": mean_ci(at(header_drops, scheme, n)).mean,
-            }
+            counts = {"timeouts_per_round": mean_ci(at(timeouts, scheme, n)).mean}
+            for c, name in PORT_COLUMNS.items():
+                counts[name] = mean_ci(at(port_counts[c], scheme, n)).mean
             add_row(rows, {"scheme": scheme, "n": n}, est, "goodput_mbps", 1e-6, counts)
 
     quantities = {
@@ -83,10 +88,18 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         ax.set_ylim(0, line * 1.05e-6)
         ax.legend()
 
+    def per_n_mean(column, scale, fmt):
+        return ", ".join(
+            f"N={n}: {mean_ci(at(port_counts[column], 'cp', n)).mean * scale:{fmt}}" for n in ns
+        )
+
     notes = (
         "CP's header buffer overflowed (header drops per run, by N): "
-        + ", ".join(f"N={n}: {mean_ci(at(header_drops, 'cp', n)).mean:.0f}" for n in ns)
+        + per_n_mean("header_drops", 1, ".0f")
         + ". A header drop is a silent loss again (the 13.1× condition exceeded at that moment)."
+        + " Time the input exceeded 13.1 × the output (ms per run, 100 µs windows): "
+        + per_n_mean("cp_overload_s", 1e3, ".1f")
+        + "."
     )
     return Analysis(
         quantities=quantities,

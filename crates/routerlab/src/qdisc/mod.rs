@@ -281,7 +281,7 @@ impl QueueSpec {
             QueueSpec::Red(p) => AnyQdisc::Red(Red::new(*p, rng, rate.tx_time(1500))),
             QueueSpec::Sfq(p) => AnyQdisc::Sfq(Sfq::new(*p, rng)),
             QueueSpec::FqCodel(p) => AnyQdisc::FqCodel(FqCodel::new(*p, rng)),
-            QueueSpec::Cp(data, p) => AnyQdisc::Cp(Box::new(CpQueue::new(data.build(rng, rate), *p))),
+            QueueSpec::Cp(data, p) => AnyQdisc::Cp(Box::new(CpQueue::new(data.build(rng, rate), *p, rate))),
         }
     }
 

@@ -299,6 +299,15 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 }
                 params.header_buffer_bytes = b.0;
             }
+            if let Some(r) = c.overload_ratio {
+                if !(r.is_finite() && r > 0.0) {
+                    p.at(format!("{path}.overload_ratio"), format!("{r} is not a positive ratio"));
+                }
+                params.overload_ratio = r;
+            }
+            if let Some(w) = c.overload_window {
+                params.overload_window = w.0;
+            }
             QueueSpec::Cp(Box::new(data), params)
         }
     }

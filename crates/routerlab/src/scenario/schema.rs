@@ -228,6 +228,11 @@ pub struct CpQueue {
     pub data: Box<Queue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_buffer: Option<ByteSize>,
+    /// Input/output rate ratio the overload report compares against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overload_ratio: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overload_window: Option<PositiveDuration>,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]

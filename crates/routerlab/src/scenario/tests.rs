@@ -273,6 +273,9 @@ fn cp_queues_are_checked() {
     assert!(
         first_error(&sfq).starts_with("topology.bottleneck.queue.data.kind: CP cuts at a drop-tail or RED")
     );
+    let ratio =
+        q(r#"{ kind = "cp", data = { kind = "droptail", limit = "10pkts" }, overload_ratio = -1.0 }"#);
+    assert_eq!(first_error(&ratio), "topology.bottleneck.queue.overload_ratio: -1 is not a positive ratio");
     let tiny = q(r#"{ kind = "cp", data = { kind = "droptail", limit = "10pkts" }, header_buffer = "20B" }"#);
     assert!(
         first_error(&tiny)

@@ -22,7 +22,7 @@
 
 use super::measure::{FairnessSeries, LatencySeries, QueueSeries};
 use super::{Carrier, Simulation};
-use crate::qdisc::{DropCause, Qdisc};
+use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::tcp::TcpStats;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +69,9 @@ pub struct LinkRow {
     /// dropped for want of header buffer (counted in `drops`).
     pub cuts: u64,
     pub header_drops: u64,
+    /// CP: time during which the input exceeded 13.1 × the output rate (the header buffer's
+    /// sizing condition; `mechanisms::cp::switch::OverloadMeter`).
+    pub cp_overload_s: f64,
     pub ecn_marks: u64,
     pub queue_high_water_packets: u64,
     /// Time-averaged queue length (packets waiting, not the one being transmitted).
@@ -209,6 +212,10 @@ pub(super) fn collect(sim: &Simulation) -> Results {
                 drops,
                 cuts: qs.drops[DropCause::PayloadCut as usize],
                 header_drops: qs.drops[DropCause::HeaderOverflow as usize],
+                cp_overload_s: match &p.qdisc {
+                    AnyQdisc::Cp(q) => q.overloaded().as_secs_f64(),
+                    _ => 0.0,
+                },
                 ecn_marks: qs.ecn_marks,
                 queue_high_water_packets: qs.high_water_packets,
                 mean_queue_packets: p.mean_queue_packets(now),

@@ -17,25 +17,76 @@
 //! below one packet holds while the input rate stays under ≈ 13.1 × the output rate (the
 //! slides: 864-byte average packets / 66-byte headers); beyond that headers are dropped too.
 //! Cuts and header drops are counted apart (`drops[PayloadCut]`, `drops[HeaderOverflow]`); a
-//! header drop means the condition was exceeded at that moment.
+//! header drop means the condition was exceeded at that moment. The condition itself is
+//! metered too ([`OverloadMeter`]): the time during which the bytes arriving at the port
+//! exceeded 13.1 × what the output link can send, measured over fixed windows.
 
 use std::collections::VecDeque;
 
 use crate::ids::PacketId;
 use crate::net::packet::{IPV4_HEADER_BYTES, PROTO_TCP, Packet, PacketPool};
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc, QdiscStats, Verdict};
-use crate::units::SimTime;
+use crate::units::{Rate, SimTime};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CpParams {
     /// Header buffer, bytes. The slides: "Extra Buffer: < 1 packet size"; 1452 = 22 headers of
     /// 66 bytes, the most below one 1500-byte packet.
     pub header_buffer_bytes: u64,
+    /// Input/output rate ratio up to which a sub-packet header buffer suffices: the slides'
+    /// 13.1 (864-byte average packets / 66-byte headers). Only the overload report uses it.
+    pub overload_ratio: f64,
+    /// Window over which the input rate is compared with `overload_ratio` × the output rate.
+    /// The slides give none; 100 µs (our choice) is about one datacenter RTT, long enough to
+    /// read a burst's rate rather than single back-to-back packets.
+    pub overload_window: SimTime,
 }
 
 impl Default for CpParams {
     fn default() -> CpParams {
-        CpParams { header_buffer_bytes: 1452 }
+        CpParams { header_buffer_bytes: 1452, overload_ratio: 13.1, overload_window: SimTime::from_us(100) }
+    }
+}
+
+/// Time during which the input rate exceeded `overload_ratio` × the output rate: the arrivals
+/// are summed over consecutive windows (aligned to multiples of the window from time 0), and a
+/// window with more than its share counts whole. Windows without arrivals cost nothing.
+#[derive(Clone, Debug)]
+pub struct OverloadMeter {
+    window: SimTime,
+    /// Bytes a window may bring without exceeding the condition.
+    limit_bytes: u64,
+    window_start: SimTime,
+    bytes: u64,
+    windows_over: u64,
+}
+
+impl OverloadMeter {
+    pub fn new(params: &CpParams, output: Rate) -> OverloadMeter {
+        let window = SimTime(params.overload_window.0.max(1));
+        let limit = params.overload_ratio * output.bps() as f64 * window.as_secs_f64() / 8.0;
+        OverloadMeter {
+            window,
+            limit_bytes: limit as u64,
+            window_start: SimTime::ZERO,
+            bytes: 0,
+            windows_over: 0,
+        }
+    }
+
+    #[inline]
+    pub fn arrive(&mut self, now: SimTime, bytes: u64) {
+        if now.0 - self.window_start.0 >= self.window.0 {
+            self.windows_over += u64::from(self.bytes > self.limit_bytes);
+            self.bytes = 0;
+            self.window_start = SimTime(now.0 - now.0 % self.window.0);
+        }
+        self.bytes += bytes;
+    }
+
+    /// Total time of the windows (the current one included) that exceeded the condition.
+    pub fn overloaded(&self) -> SimTime {
+        SimTime((self.windows_over + u64::from(self.bytes > self.limit_bytes)) * self.window.0)
     }
 }
 
@@ -52,6 +103,7 @@ pub struct CpQueue {
     header_drops: u64,
     headers_enqueued: u64,
     headers_dequeued: u64,
+    overload: OverloadMeter,
     /// Most bytes the header buffer held.
     pub header_high_water_bytes: u64,
     /// Most packets and bytes held in all (data queue and header buffer).
@@ -65,8 +117,10 @@ fn cuttable(p: &Packet) -> bool {
 }
 
 impl CpQueue {
-    pub fn new(data: AnyQdisc, params: CpParams) -> CpQueue {
+    /// CP around `data`, at a port sending at `output`.
+    pub fn new(data: AnyQdisc, params: CpParams, output: Rate) -> CpQueue {
         CpQueue {
+            overload: OverloadMeter::new(&params, output),
             data,
             params,
             headers: VecDeque::with_capacity(32),
@@ -92,6 +146,10 @@ impl CpQueue {
     }
     pub fn header_drops(&self) -> u64 {
         self.header_drops
+    }
+    /// Time during which the input outran `overload_ratio` × the output (see [`OverloadMeter`]).
+    pub fn overloaded(&self) -> SimTime {
+        self.overload.overloaded()
     }
 
     /// Queue a header-only packet, if the header buffer has room.
@@ -136,6 +194,7 @@ impl Qdisc for CpQueue {
         pool: &mut PacketPool,
         drops: &mut Vec<(PacketId, DropCause)>,
     ) -> Verdict {
+        self.overload.arrive(now, pool.get(pkt).ip_len() as u64);
         let verdict = if pool.get(pkt).tcp.cut {
             // Cut upstream: it belongs in the header buffer here too.
             if self.admit_header(now, pkt, pool) {
@@ -250,7 +309,26 @@ mod tests {
             limit: Size::Packets(limit),
             ecn_threshold: None,
         }));
-        CpQueue::new(data, CpParams { header_buffer_bytes })
+        CpQueue::new(data, CpParams { header_buffer_bytes, ..Default::default() }, Rate::from_gbps(1))
+    }
+
+    #[test]
+    fn the_meter_counts_the_windows_whose_input_outran_the_ratio() {
+        // 1 Gbps out, 100 µs windows: 13.1 × 12 500 B = 163 750 B may arrive per window.
+        let mut m = OverloadMeter::new(&CpParams::default(), Rate::from_gbps(1));
+        let w = SimTime::from_us(100);
+        for i in 0..109 {
+            m.arrive(SimTime(i * 10), 1500); // 163 500 B in window 0: under
+        }
+        assert_eq!(m.overloaded(), SimTime::ZERO);
+        m.arrive(SimTime(w.0 - 1), 1500); // 165 000 B: over, while the window is still open
+        assert_eq!(m.overloaded(), w);
+        // Windows 1 and 2 pass without arrivals; window 3 is over, window 4 under.
+        for i in 0..120 {
+            m.arrive(SimTime(3 * w.0 + i), 1500);
+        }
+        m.arrive(SimTime(4 * w.0 + 5), 1500);
+        assert_eq!(m.overloaded(), SimTime(2 * w.0));
     }
 
     #[test]
