@@ -55,6 +55,35 @@ fn ecmp_keeps_a_flow_on_one_path_and_spreads_many_flows() {
     assert!(busy_core_links(&many) >= 3, "{}", busy_core_links(&many));
 }
 
+#[test]
+fn fat_tree_equal_cost_path_counts() {
+    for (k, edge_hosts) in [(4u64, 2u32), (6, 3)] {
+        let text = FAT_TREE.replace("k = 4", &format!("k = {k}"));
+        let (_, spec) = Scenario::load(&text).unwrap();
+        let sim = Simulation::new(&spec);
+        let net = sim.network();
+        let host = |name: String| net.nodes[net.node_by_name(&name).unwrap().idx()].host.unwrap();
+        let paths = |a: u32, b: u32| net.path_count(host(format!("h{a}")), host(format!("h{b}")));
+        let pod = edge_hosts * (k as u32 / 2);
+        assert_eq!(paths(0, 1), 1, "k={k}: same edge switch");
+        assert_eq!(paths(0, edge_hosts), k / 2, "k={k}: same pod, another edge switch");
+        assert_eq!(paths(0, pod), (k / 2) * (k / 2), "k={k}: another pod, through every core switch");
+        assert_eq!(paths(pod, 0), (k / 2) * (k / 2), "k={k}: and back");
+    }
+}
+
+#[test]
+fn dupthresh_paths_is_the_number_of_equal_cost_paths_and_at_least_three() {
+    let text = format!(
+        "{}[transport]\ndupthresh = \"paths\"\n[[workload]]\nkind = \"bulk\"\nsrc = [\"h0\", \"h0\", \"h0\"]\ndst = [\"h1\", \"h3\", \"h12\"]\n",
+        FAT_TREE.replace("k = 4", "k = 6").replace("300ms", "1ms")
+    );
+    let (sim, _) = run(&text);
+    let dupthresh = |c: u32| sim.sender_socket(routerlab::ids::ConnId(c)).config().dupthresh;
+    // Same edge switch: 1 path → 3; same pod: 3 paths; across pods: 9.
+    assert_eq!([dupthresh(0), dupthresh(1), dupthresh(2)], [3, 3, 9]);
+}
+
 /// Two routes from s to r: a short one through b, a longer one through c and d.
 const DETOUR: &str = r#"
 [run]
@@ -596,4 +625,64 @@ fn per_switch_forwarding_overrides_the_default() {
         "{FAT_TREE}[forwarding]\npolicy = \"spray-rr\"\nswitches = {{ e0_0 = \"ecmp\" }}\n[[workload]]\nkind = \"bulk\"\nsrc = \"h0\"\ndst = \"h4\"\n"
     ));
     assert_eq!(core_to_pod1(&r).iter().filter(|&&n| n > 1000).count(), 2);
+}
+
+/// Totals over the flows: (mean goodput bps, spurious retransmissions, fast recoveries).
+fn reordering_totals(r: &Results) -> (f64, u64, u64) {
+    let goodput = r.flows.iter().map(|f| f.goodput_bps).sum::<f64>() / r.flows.len() as f64;
+    let spurious = r.flows.iter().map(|f| f.spurious_retransmissions).sum();
+    (goodput, spurious, r.flows.iter().map(|f| f.fast_recoveries).sum())
+}
+
+#[test]
+fn the_percentile_dupack_filter_hides_spraying_reordering_from_newreno() {
+    // Random spraying, a permutation of long NewReno flows (no SACK, as in the PLTS paper):
+    // no buffer overflows, so every retransmission is reordering mistaken for loss.
+    let spray = |filter: &str| {
+        run(&format!(
+            "{}[forwarding]\npolicy = \"spray-rnd\"\n[hosts]\n{filter}\n[transport]\nsack = false\n[[workload]]\nkind = \"permutation\"\n",
+            FAT_TREE.replace("300ms", "150ms")
+        ))
+        .1
+    };
+    let (plain_goodput, plain_spurious, plain_fr) = reordering_totals(&spray(""));
+    let (goodput, spurious, fr) = reordering_totals(&spray("dupack_filter = \"percentile\""));
+    assert!(plain_fr > 100, "spraying reorders: {plain_fr} fast recoveries");
+    assert!(
+        fr * 2 < plain_fr && spurious * 2 < plain_spurious,
+        "{fr} vs {plain_fr}, {spurious} vs {plain_spurious}"
+    );
+    assert!(goodput > 1.1 * plain_goodput, "{goodput} vs {plain_goodput}");
+}
+
+#[test]
+fn with_a_dupack_filter_real_losses_are_still_recovered() {
+    // 1 % random loss on the bottleneck: every transfer completes with either agent, the
+    // percentile agent by fast retransmit, the ECN agent (no marks here) by timeouts alone.
+    let lossy = |filter: &str| {
+        run(&format!(
+            r#"
+[run]
+duration = "20s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access = {{ rate = "1Gbps", delay = "100us" }}
+bottleneck = {{ rate = "100Mbps", delay = "1ms", loss = 0.01, queue = {{ kind = "droptail", limit = "100pkts" }} }}
+[hosts]
+dupack_filter = "{filter}"
+[transport]
+sack = false
+[[workload]]
+kind = "fixed"
+size = "2MB"
+"#
+        ))
+        .1
+    };
+    let pct = lossy("percentile");
+    assert!(pct.flows.iter().all(|f| f.fct_s.is_some()), "{:?}", pct.flows);
+    assert!(pct.flows.iter().map(|f| f.fast_recoveries).sum::<u64>() > 0);
+    let ecn = lossy("ecn");
+    assert!(ecn.flows.iter().all(|f| f.fct_s.is_some() && f.fast_recoveries == 0 && f.timeouts > 0));
 }

@@ -179,6 +179,29 @@ impl Network {
         self.routes = RoutingTable::build(&node_ports, &self.ports, &self.hosts);
     }
 
+    /// Equal-cost (shortest) paths from host `src` to host `dst` over the current routes: 1 on
+    /// a dumbbell, (k/2)² between pods of a k-ary fat-tree, 0 if unreachable.
+    pub fn path_count(&self, src: HostId, dst: HostId) -> u64 {
+        // Paths from a node = the sum over its next hops; memoized, since paths share nodes.
+        fn count(net: &Network, node: NodeId, dst: HostId, memo: &mut [Option<u64>]) -> u64 {
+            if node == net.hosts[dst.idx()] {
+                return 1;
+            }
+            if let Some(n) = memo[node.idx()] {
+                return n;
+            }
+            let n = net
+                .routes
+                .next_hops(node, dst)
+                .iter()
+                .map(|p| count(net, net.ports[p.idx()].to, dst, memo))
+                .sum();
+            memo[node.idx()] = Some(n);
+            n
+        }
+        count(self, self.hosts[src.idx()], dst, &mut vec![None; self.nodes.len()])
+    }
+
     pub fn host_name(&self, h: HostId) -> &str {
         &self.nodes[self.hosts[h.idx()].idx()].name
     }

@@ -7,14 +7,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::schema::{
-    Cc, ConnectMode, CubicCc, DctcpCc, ForwardingName, Link, LinkState, PermutationPattern, Queue, Topology,
-    Transport, Workload,
+    Cc, ConnectMode, CubicCc, DctcpCc, DupAckFilterName, ForwardingName, Link, LinkState, PermutationPattern,
+    Queue, Topology, Transport, Workload,
 };
-use super::values::{ByteSize, Duration, HostList, PositiveDuration, Threshold};
+use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Threshold};
 use super::{Scenario, ScenarioError};
 use crate::ids::{ConnId, HostId, NodeId, PortId};
 use crate::mechanisms::cp::CpParams;
 use crate::mechanisms::plts::spray::RrScope;
+use crate::mechanisms::plts::{FilterKind, FilterParams};
 use crate::net::forwarding::ForwardingPolicy;
 use crate::net::{DirSpec, Network, NodeKind, TopologySpec};
 use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
@@ -69,7 +70,7 @@ impl Default for Transport {
             rto_granularity: Duration(d.rto.granularity),
             initial_rto: PositiveDuration(d.rto.initial),
             syn_rto: PositiveDuration(d.syn_rto),
-            dupthresh: d.dupthresh,
+            dupthresh: DupThresh::Count(d.dupthresh),
             sack: d.sack,
             limited_transmit: d.limited_transmit,
             lost_retransmit_detection: d.lost_retransmit_detection,
@@ -108,7 +109,11 @@ impl Transport {
             },
             syn_rto: self.syn_rto.0,
             rto_after_syn_timeout: d.rto_after_syn_timeout,
-            dupthresh: self.dupthresh,
+            dupthresh: match self.dupthresh {
+                DupThresh::Count(n) => n,
+                DupThresh::Paths => d.dupthresh,
+            },
+            dupthresh_from_paths: self.dupthresh == DupThresh::Paths,
             sack: self.sack,
             limited_transmit: self.limited_transmit,
             lost_retransmit_detection: self.lost_retransmit_detection,
@@ -130,9 +135,6 @@ impl Transport {
         }
         if self.init_cwnd == 0 {
             err("init_cwnd", "must be at least 1 segment".into());
-        }
-        if self.dupthresh == 0 {
-            err("dupthresh", "must be at least 1".into());
         }
         if self.delayed_ack_count == 0 {
             err("delayed_ack_count", "must be at least 1".into());
@@ -1014,6 +1016,17 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
         timeseries_flows: out.timeseries_flows.clone(),
         measure,
     };
+    let hosts = &sc.file.hosts;
+    if hosts.dupack_filter_percentile.0 <= 0.0 {
+        p.at("hosts.dupack_filter_percentile", "must be above 0");
+    }
+    let dupack_filter = hosts.dupack_filter.map(|kind| FilterParams {
+        kind: match kind {
+            DupAckFilterName::Ecn => FilterKind::Ecn,
+            DupAckFilterName::Percentile => FilterKind::Percentile,
+        },
+        percentile: hosts.dupack_filter_percentile.0,
+    });
     if p.0.is_empty() {
         Ok(SimSpec {
             duration: sc.file.run.duration.0,
@@ -1024,6 +1037,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
             groups,
             link_changes,
             reassembly_timeout: sc.file.hosts.reassembly_timeout.0,
+            dupack_filter,
             output,
         })
     } else {

@@ -7,8 +7,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::paths::{from_value, tagged};
 use super::values::{
-    ByteSize, CountUnit, DistValue, Duration, HostList, Limit, PositiveDuration, Probability, RateValue,
-    SizeUnit, Threshold, TimeUnit,
+    ByteSize, CountUnit, DistValue, DupThresh, Duration, HostList, Limit, PositiveDuration, Probability,
+    RateValue, SizeUnit, Threshold, TimeUnit,
 };
 
 fn default_seed() -> u64 {
@@ -305,13 +305,31 @@ pub struct FqCodelQueue {
 pub struct Hosts {
     /// How long a host keeps the fragments of an incomplete datagram.
     pub reassembly_timeout: PositiveDuration,
+    /// PLTS's DUPACK-filtering agent on every host (`mechanisms::plts::dupack_filter`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dupack_filter: Option<DupAckFilterName>,
+    /// The percentile of past duplicate-ACK run lengths the `percentile` agent waits for.
+    pub dupack_filter_percentile: Probability,
 }
 
 impl Default for Hosts {
     fn default() -> Hosts {
-        // Linux's ipfrag_time.
-        Hosts { reassembly_timeout: PositiveDuration(crate::units::SimTime::from_secs(30)) }
+        Hosts {
+            // Linux's ipfrag_time.
+            reassembly_timeout: PositiveDuration(crate::units::SimTime::from_secs(30)),
+            dupack_filter: None,
+            // The PLTS paper's "top 90th percentile".
+            dupack_filter_percentile: Probability(0.9),
+        }
     }
+}
+
+/// The DUPACK-filtering agent's variant.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum DupAckFilterName {
+    Ecn,
+    Percentile,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -409,7 +427,7 @@ pub struct Transport {
     pub rto_granularity: Duration,
     pub initial_rto: PositiveDuration,
     pub syn_rto: PositiveDuration,
-    pub dupthresh: u32,
+    pub dupthresh: DupThresh,
     pub sack: bool,
     pub limited_transmit: bool,
     pub lost_retransmit_detection: bool,

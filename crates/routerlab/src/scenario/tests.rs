@@ -106,6 +106,15 @@ fn impossible_values() {
     assert!(first_error(&src).starts_with("topology.pairs: must be at least 1"));
     let src = GOOD.replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\nmss = 10");
     assert!(first_error(&src).starts_with("transport.mss:"));
+    for (bad, msg) in [
+        ("0", "transport.dupthresh: 0 is not a threshold (expected a count of at least 1 or \"paths\")"),
+        ("\"many\"", "transport.dupthresh: \"many\" is not a threshold"),
+    ] {
+        let src = GOOD.replace("min_rto = \"200ms\"", &format!("min_rto = \"200ms\"\ndupthresh = {bad}"));
+        assert!(first_error(&src).starts_with(msg), "{}", first_error(&src));
+    }
+    let paths = GOOD.replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\ndupthresh = \"paths\"");
+    assert!(Scenario::load(&paths).is_ok());
 }
 
 #[test]

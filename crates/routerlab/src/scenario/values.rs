@@ -131,6 +131,40 @@ impl<'de> Deserialize<'de> for Probability {
     }
 }
 
+/// The duplicate-ACK threshold: a count ≥ 1, or `"paths"` — the number of equal-cost paths
+/// between the connection's hosts, at least 3 (the reordering tolerance PLTS derives from the
+/// topology).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DupThresh {
+    Count(u32),
+    Paths,
+}
+
+impl<'de> Deserialize<'de> for DupThresh {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const EXPECTED: &str = "expected a count of at least 1 or \"paths\"";
+        match toml::Value::deserialize(d)? {
+            toml::Value::Integer(n) if (1..=i64::from(u32::MAX)).contains(&n) => {
+                Ok(DupThresh::Count(n as u32))
+            }
+            toml::Value::String(s) if s == "paths" => Ok(DupThresh::Paths),
+            toml::Value::String(s) => {
+                Err(de::Error::custom(format!("\"{s}\" is not a threshold ({EXPECTED})")))
+            }
+            other => Err(de::Error::custom(format!("{other} is not a threshold ({EXPECTED})"))),
+        }
+    }
+}
+
+impl Serialize for DupThresh {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DupThresh::Count(n) => s.serialize_u32(*n),
+            DupThresh::Paths => s.serialize_str("paths"),
+        }
+    }
+}
+
 /// One host name or a list of them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(transparent)]

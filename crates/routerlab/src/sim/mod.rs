@@ -61,6 +61,8 @@ pub struct SimSpec {
     pub link_changes: Vec<LinkChange>,
     /// IP reassembly timeout at hosts.
     pub reassembly_timeout: SimTime,
+    /// PLTS's DUPACK-filtering agent on every host, if any.
+    pub dupack_filter: Option<crate::mechanisms::plts::FilterParams>,
     pub output: OutputSpec,
 }
 
@@ -215,10 +217,16 @@ impl Simulation {
     pub fn new(spec: &SimSpec) -> Simulation {
         let net = Network::build(&spec.topology, spec.seed);
         let hosts = (0..net.hosts.len())
-            .map(|_| HostState {
-                shims: ShimChain::default(),
-                reassembly: Reassembler::new(spec.reassembly_timeout),
-                blocked: Vec::new(),
+            .map(|_| {
+                let mut shims = ShimChain::default();
+                if let Some(params) = spec.dupack_filter {
+                    shims.push(Box::new(crate::mechanisms::plts::DupAckFilter::new(params)));
+                }
+                HostState {
+                    shims,
+                    reassembly: Reassembler::new(spec.reassembly_timeout),
+                    blocked: Vec::new(),
+                }
             })
             .collect();
         let measure = Measurements::new(&spec.output.measure, &net, spec.seed);
@@ -283,8 +291,13 @@ impl Simulation {
         let receiver = EpId(sender.0 + 1);
         // Ports: unique per connection, so 5-tuples differ and ECMP spreads flows.
         let (sport, dport) = (10_000 + (c.0 % 50_000) as u16, 80);
-        let mut snd = TcpSocket::new(f.tcp, sport, dport);
-        let mut rcv = TcpSocket::new(f.tcp, dport, sport);
+        let mut tcp = f.tcp;
+        if tcp.dupthresh_from_paths {
+            let paths = self.net.path_count(f.src, f.dst).min(u64::from(u32::MAX)) as u32;
+            tcp.dupthresh = tcp.dupthresh.max(paths);
+        }
+        let mut snd = TcpSocket::new(tcp, sport, dport);
+        let mut rcv = TcpSocket::new(tcp, dport, sport);
         match f.opener {
             Opener::Sender => rcv.listen(),
             Opener::Receiver => snd.listen(),

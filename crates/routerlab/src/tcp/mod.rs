@@ -52,6 +52,10 @@ pub struct TcpConfig {
     pub rto_after_syn_timeout: SimTime,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupthresh: u32,
+    /// Raise `dupthresh` to the number of equal-cost paths between the two hosts, when the
+    /// connection is set up (the PLTS paper's reordering tolerance under packet spraying: a
+    /// segment on a slower path can be overtaken by about one segment per other path).
+    pub dupthresh_from_paths: bool,
     /// Offer SACK (RFC 2018); on by default, as in Linux. Recovery is SACK-based (RFC 6675)
     /// when both ends offer it, NewReno (RFC 6582) otherwise.
     pub sack: bool,
@@ -92,6 +96,7 @@ impl Default for TcpConfig {
             syn_rto: SimTime::from_secs(1),
             rto_after_syn_timeout: SimTime::from_secs(3),
             dupthresh: 3,
+            dupthresh_from_paths: false,
             sack: true,
             limited_transmit: true,
             lost_retransmit_detection: true,

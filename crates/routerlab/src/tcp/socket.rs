@@ -236,6 +236,11 @@ impl TcpSocket {
     pub fn ca_state(&self) -> CaState {
         self.ca
     }
+    /// The configuration, as resolved for this connection.
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
     pub fn stats(&self) -> &TcpStats {
         &self.stats
     }

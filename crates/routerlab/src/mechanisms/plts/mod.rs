@@ -7,6 +7,15 @@
 //!   selected per scenario and per switch with `[forwarding]` (`docs/scenario.md`); per-flow
 //!   ECMP, the baseline, lives in [`crate::net::forwarding`].
 //!
-//! The endpoint parts (dupthresh adjustment, the DUPACK-filtering agent) and MPTCP follow.
+//! - **Endpoints**: reordering tolerance, either a higher duplicate-ACK threshold
+//!   (`[transport] dupthresh`, a count or `"paths"`: the number of equal-cost paths between
+//!   the hosts, `Network::path_count`), or the DUPACK-filtering agent ([`dupack_filter`]), a
+//!   host shim that hides reordering's duplicate ACKs from an unmodified TCP
+//!   (`[hosts] dupack_filter`).
+//!
+//! MPTCP, the other baseline, follows.
 
+pub mod dupack_filter;
 pub mod spray;
+
+pub use dupack_filter::{DupAckFilter, FilterKind, FilterParams};
