@@ -24,11 +24,6 @@ def ideal_bps(exp: dict) -> float:
     return float(c["line_rate_bps"]) * c["mss"] / (c["mss"] + 40)
 
 
-def jain(xs) -> float:
-    x = np.asarray(xs, dtype=float)
-    return float(x.sum() ** 2 / (len(x) * (x**2).sum())) if (x**2).sum() > 0 else 1.0
-
-
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     ideal = ideal_bps(exp)
     # (scheme, queue) -> seed -> metric; and the flows' sorted throughput for Fig. 4b.
@@ -41,7 +36,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         key = (r.params["scheme"], r.params["queue"])
         per[key][r.seed] = {
             "throughput": float(share.mean()),
-            "jain": jain(share),
+            "jain": r.summary["jain_index"],
             "spurious_per_flow": sum(f["spurious_retransmissions"]) / n,
             "timeouts_per_flow": sum(f["timeouts"]) / n,
         }

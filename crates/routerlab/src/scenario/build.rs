@@ -1036,7 +1036,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
             generators,
             groups,
             link_changes,
-            reassembly_timeout: sc.file.hosts.reassembly_timeout.0,
+            reassembly_timeout: hosts.reassembly_timeout.0,
             dupack_filter,
             output,
         })

@@ -194,8 +194,9 @@ impl Qdisc for CpQueue {
         pool: &mut PacketPool,
         drops: &mut Vec<(PacketId, DropCause)>,
     ) -> Verdict {
-        self.overload.arrive(now, pool.get(pkt).ip_len() as u64);
-        let verdict = if pool.get(pkt).tcp.cut {
+        let arriving = pool.get(pkt);
+        self.overload.arrive(now, arriving.ip_len() as u64);
+        let verdict = if arriving.tcp.cut {
             // Cut upstream: it belongs in the header buffer here too.
             if self.admit_header(now, pkt, pool) {
                 Verdict::Enqueued

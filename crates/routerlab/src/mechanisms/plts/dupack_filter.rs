@@ -90,6 +90,23 @@ impl FlowState {
         self.runs.len() as u32 + 2
     }
 
+    /// Whether the current run's latest duplicate (the `run`-th) goes through; counts the
+    /// release of a run in `stats`.
+    fn passes(&mut self, params: &FilterParams, ece: bool, stats: &mut FilterStats) -> bool {
+        match params.kind {
+            FilterKind::Ecn => ece,
+            FilterKind::Percentile => {
+                if self.run == 3 {
+                    self.release_at = self.threshold(params.percentile);
+                }
+                if self.run == self.release_at {
+                    stats.released_runs += 1;
+                }
+                self.run < 3 || self.run >= self.release_at
+            }
+        }
+    }
+
     fn end_run(&mut self) {
         if self.run >= 3 {
             let i = (self.run - 3) as usize;
@@ -118,24 +135,6 @@ impl DupAckFilter {
 
     pub fn stats(&self) -> FilterStats {
         self.stats
-    }
-
-    /// Whether a duplicate ACK (the `run`-th of its run) goes through.
-    fn passes(&mut self, flow: (HostId, HostId, u16, u16), ece: bool) -> bool {
-        let params = self.params;
-        let f = self.flows.get_mut(&flow).expect("flow seen");
-        match params.kind {
-            FilterKind::Ecn => ece,
-            FilterKind::Percentile => {
-                if f.run == 3 {
-                    f.release_at = f.threshold(params.percentile);
-                }
-                if f.run == f.release_at {
-                    self.stats.released_runs += 1;
-                }
-                f.run < 3 || f.run >= f.release_at
-            }
-        }
     }
 }
 
@@ -166,7 +165,7 @@ impl HostShim for DupAckFilter {
         }
         f.run += 1;
         self.stats.dupacks += 1;
-        if self.passes(key, ece) {
+        if f.passes(&self.params, ece, &mut self.stats) {
             Ingress::Deliver
         } else {
             self.stats.dropped += 1;
