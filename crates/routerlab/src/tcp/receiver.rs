@@ -365,6 +365,18 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_segment_is_answered_at_once_even_with_delayed_acks() {
+        // The first segment after an ACK would wait for a second one or the timer; a cut one
+        // does not: its PACK goes out at once.
+        let mut r = rx(Some(DA));
+        assert_eq!(r.on_cut(SimTime(1), 1, 100, false), AckNeed::Now);
+        assert!(r.ack_due(SimTime(1)));
+        let packs = r.packs();
+        assert_eq!(packs.len(), 1);
+        assert_eq!(crate::mechanisms::cp::pack::decode(&packs.as_slice()[0]), Some((1, 101)));
+    }
+
+    #[test]
     fn out_of_order_is_acked_at_once_with_sack_blocks_most_recent_first() {
         let mut r = rx(Some(DA));
         assert_eq!(r.on_segment(SimTime(0), 201, 100, false, false, false), AckNeed::Now);
