@@ -410,4 +410,29 @@ mod tests {
         assert_eq!(q.dequeue(SimTime(1), &mut pool, &mut drops), Some(upstream));
         assert_eq!(q.stats().drops[DropCause::Overflow as usize], 1);
     }
+
+    #[test]
+    fn with_dctcp_marking_the_data_queue_marks_at_k_and_overflow_is_still_cut() {
+        use crate::net::packet::Ecn;
+        let (mut pool, mut drops) = (PacketPool::new(), Vec::new());
+        let data = AnyQdisc::DropTail(DropTail::new(DropTailParams {
+            limit: Size::Packets(2),
+            ecn_threshold: Some(Size::Packets(1)),
+        }));
+        let mut q = CpQueue::new(data, CpParams::default(), Rate::from_gbps(1));
+        let pkts: Vec<_> = (0..3u64)
+            .map(|i| {
+                let p = data_packet(&mut pool, 1 + i * 1460, 1460);
+                pool.get_mut(p).ip.set_ecn(Ecn::Ect0);
+                p
+            })
+            .collect();
+        assert_eq!(q.enqueue(SimTime(0), pkts[0], &mut pool, &mut drops), Verdict::Enqueued);
+        assert_eq!(q.enqueue(SimTime(0), pkts[1], &mut pool, &mut drops), Verdict::Enqueued);
+        assert!(matches!(q.enqueue(SimTime(0), pkts[2], &mut pool, &mut drops), Verdict::Cut(..)));
+        assert_eq!(pool.get(pkts[0]).ip.ecn(), Ecn::Ect0, "below K");
+        assert_eq!(pool.get(pkts[1]).ip.ecn(), Ecn::Ce, "at K");
+        let s = q.stats();
+        assert_eq!((s.ecn_marks, s.drops[DropCause::PayloadCut as usize]), (1, 1));
+    }
 }
