@@ -313,6 +313,22 @@ fn permutation_patterns() {
     hosts.sort();
     hosts.dedup();
     assert_eq!(hosts.len(), 16, "every host is in exactly one flow");
+    let hotspot = |extra: &str| run(&format!("{}{extra}\n", text("hotspot"))).1;
+    let r = hotspot("hotspots = 2\nhot_share = 1.0");
+    assert_eq!(r.flows.len(), 16);
+    let mut fan_in: std::collections::BTreeMap<&str, usize> = Default::default();
+    for f in &r.flows {
+        assert_ne!(f.src, f.dst);
+        *fan_in.entry(f.dst.as_str()).or_default() += 1;
+    }
+    let mut counts: Vec<usize> = fan_in.into_values().collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    assert!(counts[0] + counts[1] >= 14, "the 14 cold senders all target the 2 hot hosts: {counts:?}");
+    let r = hotspot("hot_share = 0.0");
+    let mut dsts: Vec<&str> = r.flows.iter().map(|f| f.dst.as_str()).collect();
+    dsts.sort();
+    dsts.dedup();
+    assert_eq!(dsts.len(), 16, "with no hot share it is the random permutation");
 }
 
 /// RED keeps the average queue far below a drop-tail buffer's; FQ-CoDel keeps a sparse flow's

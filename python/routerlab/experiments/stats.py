@@ -83,3 +83,25 @@ def percentile_ci(values, q: float, level: float = 0.95) -> Estimate:
     boots = np.percentile(x[idx], q, axis=1)
     lo, hi = np.percentile(boots, [50 * (1 - level), 50 * (1 + level)])
     return Estimate(point, float(lo), float(hi), n)
+
+
+def pooled_percentile_ratio_ci(a_runs, b_runs, q: float, level: float = 0.95) -> Estimate:
+    """The q-th percentile of the pooled samples of `a_runs` over that of `b_runs` (each a list
+    of per-run sample arrays), with a cluster-bootstrap interval: whole runs are resampled,
+    because samples taken within one run are correlated (one ECMP path, one queue)."""
+    a = [np.asarray(x, dtype=float) for x in a_runs if len(x)]
+    b = [np.asarray(x, dtype=float) for x in b_runs if len(x)]
+    if not a or not b:
+        return Estimate(float("nan"), None, None, 0)
+    point = float(np.percentile(np.concatenate(a), q) / np.percentile(np.concatenate(b), q))
+    n = min(len(a), len(b))
+    if n < 2:
+        return Estimate(point, None, None, n)
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    boots = np.empty(BOOTSTRAP_RESAMPLES)
+    for i in range(BOOTSTRAP_RESAMPLES):
+        pa_ = np.concatenate([a[j] for j in rng.integers(0, len(a), len(a))])
+        pb_ = np.concatenate([b[j] for j in rng.integers(0, len(b), len(b))])
+        boots[i] = np.percentile(pa_, q) / np.percentile(pb_, q)
+    lo, hi = np.percentile(boots, [50 * (1 - level), 50 * (1 + level)])
+    return Estimate(point, float(lo), float(hi), n)

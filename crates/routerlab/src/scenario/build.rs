@@ -613,14 +613,43 @@ impl<'a> Names<'a> {
 /// Draw a random permutation without fixed points (a derangement), by rejection.
 fn derangement(n: usize, rng: &mut SimRng) -> Vec<usize> {
     loop {
-        let mut v: Vec<usize> = (0..n).collect();
-        for i in (1..n).rev() {
-            v.swap(i, rng.below(i as u64 + 1) as usize);
-        }
+        let v = shuffled(n, rng);
         if v.iter().enumerate().all(|(i, &x)| i != x) {
             return v;
         }
     }
+}
+
+/// 0..n in a uniformly random order (Fisher–Yates).
+fn shuffled(n: usize, rng: &mut SimRng) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        v.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    v
+}
+
+/// Default number of hot hosts of a `hotspot` permutation.
+const DEFAULT_HOTSPOTS: u32 = 1;
+/// Default probability that a sender of a `hotspot` permutation targets a hot host: half the
+/// senders converge on the hot spots, the other half keep the fabric busy.
+const DEFAULT_HOT_SHARE: f64 = 0.5;
+
+/// Many-to-few pairs: `hot` random hosts are hot; each other sender targets a uniformly chosen
+/// hot host with probability `share`, else its partner in a random derangement (which the hot
+/// hosts keep too).
+fn hotspot_pairs(n: usize, hot: usize, share: f64, rng: &mut SimRng) -> Vec<(usize, usize)> {
+    let partner = derangement(n, rng);
+    let hot_hosts: Vec<usize> = shuffled(n, rng).into_iter().take(hot).collect();
+    (0..n)
+        .map(|i| {
+            if !hot_hosts.contains(&i) && rng.bernoulli(share) {
+                (i, hot_hosts[rng.below(hot as u64) as usize])
+            } else {
+                (i, partner[i])
+            }
+        })
+        .collect()
 }
 
 /// Read a flow list: header `src,dst,start_s,size_bytes`, empty size for bulk flows.
@@ -831,11 +860,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                         .map(|(i, &j)| (hosts[i], hosts[j]))
                         .collect(),
                     PermutationPattern::Pairs => {
-                        let mut order: Vec<usize> = (0..n).collect();
-                        for i in (1..n).rev() {
-                            order.swap(i, rng.below(i as u64 + 1) as usize);
-                        }
-                        order.chunks_exact(2).map(|c| (hosts[c[0]], hosts[c[1]])).collect()
+                        shuffled(n, &mut rng).chunks_exact(2).map(|c| (hosts[c[0]], hosts[c[1]])).collect()
                     }
                     PermutationPattern::Stride => {
                         let s = pm.stride.unwrap_or(1) as usize;
@@ -848,10 +873,35 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                         }
                         (0..n).map(|i| (hosts[i], hosts[(i + s) % n])).collect()
                     }
+                    PermutationPattern::Hotspot => {
+                        let hot = pm.hotspots.unwrap_or(DEFAULT_HOTSPOTS) as usize;
+                        let share = pm.hot_share.unwrap_or(DEFAULT_HOT_SHARE);
+                        if hot == 0 || hot >= n {
+                            p.at(
+                                format!("{path}.hotspots"),
+                                format!("must be between 1 and {} ({n} hosts)", n - 1),
+                            );
+                            continue;
+                        }
+                        if !(0.0..=1.0).contains(&share) {
+                            p.at(format!("{path}.hot_share"), "must be between 0 and 1");
+                            continue;
+                        }
+                        hotspot_pairs(n, hot, share, &mut rng)
+                            .into_iter()
+                            .map(|(i, j)| (hosts[i], hosts[j]))
+                            .collect()
+                    }
                 };
-                if pm.stride.is_some() && pm.pattern != PermutationPattern::Stride {
-                    p.at(format!("{path}.stride"), "only applies to pattern = \"stride\"");
-                }
+                let only = |set: bool, key: &str, pattern, name: &str, p: &mut Problems| {
+                    if set && pm.pattern != pattern {
+                        p.at(format!("{path}.{key}"), format!("only applies to pattern = \"{name}\""));
+                    }
+                };
+                use PermutationPattern::{Hotspot, Stride};
+                only(pm.stride.is_some(), "stride", Stride, "stride", &mut p);
+                only(pm.hotspots.is_some(), "hotspots", Hotspot, "hotspot", &mut p);
+                only(pm.hot_share.is_some(), "hot_share", Hotspot, "hotspot", &mut p);
                 for &(a, b) in &pairs {
                     names.reachable(a, b, &path, &mut p);
                 }

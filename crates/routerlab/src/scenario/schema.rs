@@ -645,6 +645,9 @@ pub enum PermutationPattern {
     Pairs,
     /// Host i sends to host (i + stride) mod n.
     Stride,
+    /// Many-to-few: `hotspots` random hosts are hot; each other host sends to a uniformly
+    /// chosen hot host with probability `hot_share`, else to its random-permutation partner.
+    Hotspot,
 }
 
 /// Permutation-style traffic among a set of hosts.
@@ -660,6 +663,12 @@ pub struct Permutation {
     pub pattern: PermutationPattern,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride: Option<u32>,
+    /// For `hotspot`: how many hot hosts (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hotspots: Option<u32>,
+    /// For `hotspot`: the probability that a sender targets a hot host (default 0.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hot_share: Option<f64>,
     /// Bytes per flow (default: bulk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<ByteSize>,

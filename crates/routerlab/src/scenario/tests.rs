@@ -417,3 +417,21 @@ fn forwarding_policies_and_per_switch_overrides() {
     let e = first_error(&with("polcy = \"ecmp\""));
     assert!(e.starts_with("forwarding.polcy: unknown key"), "{e}");
 }
+
+#[test]
+fn hotspot_keys_are_checked() {
+    let perm = |keys: &str| format!("{GOOD}\n[[workload]]\nkind = \"permutation\"\n{keys}\n");
+    assert_eq!(
+        first_error(&perm("pattern = \"hotspot\"\nhotspots = 8")),
+        "workload[2].hotspots: must be between 1 and 7 (8 hosts)"
+    );
+    assert_eq!(
+        first_error(&perm("pattern = \"hotspot\"\nhot_share = 1.5")),
+        "workload[2].hot_share: must be between 0 and 1"
+    );
+    assert_eq!(
+        first_error(&perm("hot_share = 0.5")),
+        "workload[2].hot_share: only applies to pattern = \"hotspot\""
+    );
+    assert!(errors(&perm("pattern = \"hotspot\"\nhotspots = 2\nhot_share = 0.25")).is_empty());
+}
