@@ -51,6 +51,7 @@ pub mod engine;
 pub mod host;
 pub mod ids;
 pub mod mechanisms;
+pub mod mptcp;
 pub mod net;
 pub mod qdisc;
 pub mod rng;

@@ -26,14 +26,21 @@ STYLE = {
 }
 
 
-def figure(draw: Callable[[plt.Axes], None], name: str, title: str) -> Callable[[Path], list[str]]:
-    """A figure writer for `Analysis.figures`: draws on one axes, saves NAME.png and NAME.svg."""
+def figure(draw: Callable, name: str, title: str, ncols: int = 1) -> Callable[[Path], list[str]]:
+    """A figure writer for `Analysis.figures`: draws on one axes (or, with `ncols` > 1, on a
+    row of axes sharing their y axis, passed as a list), saves NAME.png and NAME.svg."""
 
     def write(directory: Path) -> list[str]:
         with plt.rc_context(STYLE):
-            fig, ax = plt.subplots()
-            draw(ax)
-            ax.set_title(title, fontsize=10)
+            if ncols == 1:
+                fig, ax = plt.subplots()
+                draw(ax)
+                ax.set_title(title, fontsize=10)
+            else:
+                width, height = STYLE["figure.figsize"]
+                fig, axes = plt.subplots(1, ncols, sharey=True, figsize=(width * ncols / 2, height))
+                draw(list(axes))
+                fig.suptitle(title, fontsize=10)
             fig.tight_layout()
             fig.savefig(directory / f"{name}.png", metadata={"Software": None})
             fig.savefig(directory / f"{name}.svg", metadata={"Date": None, "Creator": None})

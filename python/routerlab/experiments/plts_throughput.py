@@ -69,6 +69,8 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         "cnt_over_rnd": mean_ci(ratio("spray-cnt", "spray-rnd")),
         "throughput_spray-cnt": est["spray-cnt", "droptail"],
         "throughput_spray-rr": est["spray-rr", "droptail"],
+        "throughput_mptcp": est["mptcp", "droptail"],
+        "rr_over_mptcp": mean_ci(ratio("spray-rr", "mptcp")),
         "rr_red_over_droptail": mean_ci(ratio("spray-rr", "spray-rr", qa="red-ecn")),
         "jain_rr_minus_ecmp": mean_ci(
             a - b for a, b in zip(at("spray-rr", "jain"), at("ecmp", "jain"), strict=True)

@@ -78,6 +78,13 @@ impl Forwarder {
         self.custom = Some(policy);
     }
 
+    /// The next hop per-flow ECMP gives a 5-tuple hash at this switch (whatever its policy).
+    #[inline]
+    pub fn ecmp(&self, hops: &[PortId], flow_hash: u32) -> PortId {
+        let h = splitmix64(flow_hash as u64 ^ self.salt);
+        hops[(h % hops.len() as u64) as usize]
+    }
+
     /// Pick one of `hops` (non-empty) for `pkt`.
     #[inline]
     pub fn choose(&mut self, hops: &[PortId], pkt: &Packet, ports: &[Port]) -> PortId {
@@ -88,10 +95,7 @@ impl Forwarder {
             return c.choose(hops, pkt, ports, &mut self.rng);
         }
         match self.policy {
-            ForwardingPolicy::Ecmp => {
-                let h = splitmix64(pkt.meta.flow_hash as u64 ^ self.salt);
-                hops[(h % hops.len() as u64) as usize]
-            }
+            ForwardingPolicy::Ecmp => self.ecmp(hops, pkt.meta.flow_hash),
             ForwardingPolicy::SprayRandom => spray::random(hops, &mut self.rng),
             ForwardingPolicy::SprayLeastQueue => spray::least_queue(hops, ports),
             ForwardingPolicy::SprayRoundRobin(scope) => self.rr.choose(scope, hops, pkt),

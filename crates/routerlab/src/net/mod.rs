@@ -202,6 +202,23 @@ impl Network {
         count(self, self.hosts[src.idx()], dst, &mut vec![None; self.nodes.len()])
     }
 
+    /// The ports a flow with this 5-tuple hash crosses from `src` to `dst` under per-flow
+    /// ECMP (MPTCP looks for subflow ports that land on distinct paths).
+    pub fn ecmp_path(&self, src: HostId, dst: HostId, flow_hash: u32) -> Vec<PortId> {
+        let (mut node, end) = (self.hosts[src.idx()], self.hosts[dst.idx()]);
+        let mut path = Vec::new();
+        while node != end {
+            let hops = self.routes.next_hops(node, dst);
+            if hops.is_empty() {
+                break;
+            }
+            let p = self.nodes[node.idx()].forwarder.ecmp(hops, flow_hash);
+            path.push(p);
+            node = self.ports[p.idx()].to;
+        }
+        path
+    }
+
     pub fn host_name(&self, h: HostId) -> &str {
         &self.nodes[self.hosts[h.idx()].idx()].name
     }

@@ -22,7 +22,7 @@ use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedPar
 use crate::rng::{SimRng, StreamId};
 use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec};
 use crate::tcp::cc::{CcConfig, CubicParams, DctcpParams};
-use crate::tcp::{DelayedAck, RtoParams, TcpConfig};
+use crate::tcp::{DelayedAck, MptcpConfig, RtoParams, TcpConfig};
 use crate::topology::{self, BuiltTopology, DumbbellParams, FatTreeParams, ParkingLotParams, StarParams};
 use crate::units::{SimTime, Size};
 use crate::workload::cbr::Cbr;
@@ -81,9 +81,14 @@ impl Default for Transport {
             ecn: d.ecn,
             pacing: d.pacing,
             cp: d.cp,
+            mptcp_subflows: 0,
+            mptcp_coupled: true,
         }
     }
 }
+
+/// Subflows per MPTCP connection at most: a sanity bound (8 is the usual number).
+const MAX_MPTCP_SUBFLOWS: u32 = 64;
 
 impl Transport {
     pub fn tcp_config(&self) -> TcpConfig {
@@ -124,6 +129,8 @@ impl Transport {
             ecn: self.ecn,
             pacing: self.pacing,
             cp: self.cp,
+            mptcp: (self.mptcp_subflows > 0)
+                .then_some(MptcpConfig { subflows: self.mptcp_subflows, coupled: self.mptcp_coupled }),
         }
     }
 
@@ -169,6 +176,21 @@ impl Transport {
         }
         if self.min_rto.0 > self.max_rto.0 {
             err("min_rto", format!("{} is above max_rto ({})", self.min_rto.0, self.max_rto.0));
+        }
+        if self.mptcp_subflows > MAX_MPTCP_SUBFLOWS {
+            err(
+                "mptcp_subflows",
+                format!(
+                    "{} subflows is more than routerlab allows ({MAX_MPTCP_SUBFLOWS})",
+                    self.mptcp_subflows
+                ),
+            );
+        }
+        if self.mptcp_subflows > 0 && self.cc != Cc::NewReno {
+            err("cc", "MPTCP's subflows run NewReno, coupled by LIA (RFC 6356): set cc = \"newreno\"".into());
+        }
+        if self.mptcp_subflows > 0 && self.cp {
+            err("cp", "CP endpoints and MPTCP cannot be combined yet".into());
         }
     }
 }

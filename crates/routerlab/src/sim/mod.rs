@@ -33,6 +33,7 @@ use std::collections::VecDeque;
 use crate::engine::{Event, EventQueue};
 use crate::host::{Ingress, ShimChain};
 use crate::ids::{ConnId, EpId, HostId, NodeId, PacketId, PortId};
+use crate::mptcp::{MptcpConn, Subflow};
 use crate::net::fragment::Reassembler;
 use crate::net::packet::{
     IPV4_HEADER_BYTES, Ipv4Header, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool, UDP_HEADER_BYTES,
@@ -40,6 +41,7 @@ use crate::net::packet::{
 use crate::net::{Network, NodeKind, TopologySpec};
 use crate::qdisc::{DropCause, Qdisc};
 use crate::rng::{SimRng, StreamId, splitmix64};
+use crate::tcp::cc::{AnyCc, Lia, lia_alpha};
 use crate::tcp::{Outgoing, TcpSocket};
 use crate::units::SimTime;
 use crate::workload::{Action, Ctx, FlowSpec, Generator, Opener};
@@ -100,6 +102,16 @@ struct Endpoint {
     timer_at: Option<SimTime>,
     /// Waiting for room in its host's NIC queue.
     blocked: bool,
+    /// The MPTCP subflow this endpoint is one end of, if any.
+    subflow: Option<SubflowOf>,
+}
+
+/// Which MPTCP connection and subflow an endpoint belongs to, and which end it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SubflowOf {
+    mptcp: u32,
+    index: u32,
+    sender: bool,
 }
 
 /// How a flow is carried.
@@ -109,6 +121,8 @@ pub enum Carrier {
         sender: EpId,
         receiver: EpId,
     },
+    /// Multipath TCP: `Simulation::mptcp[i]`, its subflows' endpoints listed there.
+    Mptcp(u32),
     /// Datagrams, counted at both ends.
     Udp {
         sent_bytes: u64,
@@ -148,8 +162,9 @@ pub struct Connection {
 }
 
 impl Connection {
+    /// Carried by TCP (single- or multipath).
     pub fn is_tcp(&self) -> bool {
-        matches!(self.carrier, Carrier::Tcp { .. })
+        !matches!(self.carrier, Carrier::Udp { .. })
     }
 }
 
@@ -200,6 +215,7 @@ pub struct Simulation {
     net: Network,
     eps: Vec<Endpoint>,
     conns: Vec<Connection>,
+    mptcp: Vec<MptcpConn>,
     transfers: Vec<Transfer>,
     hosts: Vec<HostState>,
     generators: Vec<GeneratorSlot>,
@@ -238,6 +254,7 @@ impl Simulation {
             net,
             eps: Vec::with_capacity(spec.flows.len() * 2),
             conns: Vec::with_capacity(spec.flows.len()),
+            mptcp: Vec::new(),
             transfers: Vec::with_capacity(spec.flows.len()),
             hosts,
             generators: Vec::new(),
@@ -287,8 +304,6 @@ impl Simulation {
     /// Create a TCP connection that opens at `f.start`; its first write (if any) is a transfer.
     pub fn add_connection(&mut self, f: &FlowSpec, generator: Option<u32>, tag: u64, seq: u32) -> ConnId {
         let c = ConnId(self.conns.len() as u32);
-        let sender = EpId(self.eps.len() as u32);
-        let receiver = EpId(sender.0 + 1);
         // Ports: unique per connection, so 5-tuples differ and ECMP spreads flows.
         let (sport, dport) = (10_000 + (c.0 % 50_000) as u16, 80);
         let mut tcp = f.tcp;
@@ -296,18 +311,16 @@ impl Simulation {
             let paths = self.net.path_count(f.src, f.dst).min(u64::from(u32::MAX)) as u32;
             tcp.dupthresh = tcp.dupthresh.max(paths);
         }
-        let mut snd = TcpSocket::new(tcp, sport, dport);
-        let mut rcv = TcpSocket::new(tcp, dport, sport);
-        match f.opener {
-            Opener::Sender => rcv.listen(),
-            Opener::Receiver => snd.listen(),
-        }
-        for (sock, host, peer_host, peer) in [(snd, f.src, f.dst, receiver), (rcv, f.dst, f.src, sender)] {
-            self.eps.push(Endpoint { sock, host, peer_host, conn: c, peer, timer_at: None, blocked: false });
-        }
         let hash = flow_hash(f.src, f.dst, sport, dport, PROTO_TCP);
+        let carrier = match tcp.mptcp {
+            None => {
+                let (sender, receiver) = self.add_endpoints(f, tcp, c, (sport, dport), None);
+                Carrier::Tcp { sender, receiver }
+            }
+            Some(m) => self.add_mptcp(f, tcp, c, m),
+        };
         self.conns.push(Connection {
-            carrier: Carrier::Tcp { sender, receiver },
+            carrier,
             src: f.src,
             dst: f.dst,
             size: f.size,
@@ -333,6 +346,86 @@ impl Simulation {
             self.events.push(f.start.max(self.now), Event::ConnStart(c));
         }
         c
+    }
+
+    /// The two endpoints of one TCP connection (or MPTCP subflow) of flow `f`.
+    fn add_endpoints(
+        &mut self,
+        f: &FlowSpec,
+        tcp: crate::tcp::TcpConfig,
+        c: ConnId,
+        (sport, dport): (u16, u16),
+        subflow: Option<(u32, u32)>,
+    ) -> (EpId, EpId) {
+        let sender = EpId(self.eps.len() as u32);
+        let receiver = EpId(sender.0 + 1);
+        let mut snd = TcpSocket::new(tcp, sport, dport);
+        let mut rcv = TcpSocket::new(tcp, dport, sport);
+        match f.opener {
+            Opener::Sender => rcv.listen(),
+            Opener::Receiver => snd.listen(),
+        }
+        let ends = [(snd, f.src, f.dst, receiver, true), (rcv, f.dst, f.src, sender, false)];
+        for (sock, host, peer_host, peer, is_sender) in ends {
+            let subflow = subflow.map(|(mptcp, index)| SubflowOf { mptcp, index, sender: is_sender });
+            self.eps.push(Endpoint {
+                sock,
+                host,
+                peer_host,
+                conn: c,
+                peer,
+                timer_at: None,
+                blocked: false,
+                subflow,
+            });
+        }
+        (sender, receiver)
+    }
+
+    /// An MPTCP connection's subflows. Each gets its own source port, searched so that the
+    /// subflows' ECMP paths differ while unused paths remain (up to `PORT_TRIES` ports each).
+    fn add_mptcp(
+        &mut self,
+        f: &FlowSpec,
+        tcp: crate::tcp::TcpConfig,
+        c: ConnId,
+        m: crate::tcp::MptcpConfig,
+    ) -> Carrier {
+        const PORT_TRIES: u32 = 64;
+        let id = self.mptcp.len() as u32;
+        let dport = 80;
+        let mut used: Vec<Vec<PortId>> = Vec::new();
+        let mut subflows = Vec::with_capacity(m.subflows as usize);
+        let mut candidate = 0u32;
+        for i in 0..m.subflows {
+            let port_of = |j: u32| 10_000 + ((c.0.wrapping_mul(7919).wrapping_add(j)) % 50_000) as u16;
+            let mut chosen = candidate;
+            for t in 0..PORT_TRIES {
+                let path = self.net.ecmp_path(
+                    f.src,
+                    f.dst,
+                    flow_hash(f.src, f.dst, port_of(candidate + t), dport, PROTO_TCP),
+                );
+                if !used.contains(&path) {
+                    chosen = candidate + t;
+                    used.push(path);
+                    break;
+                }
+            }
+            candidate = chosen + 1;
+            let sport = port_of(chosen);
+            let (sender, receiver) = self.add_endpoints(f, tcp, c, (sport, dport), Some((id, i)));
+            if m.coupled {
+                self.eps[sender.idx()].sock.set_cc(AnyCc::Lia(Lia::default()));
+            }
+            subflows.push(Subflow {
+                sender,
+                receiver,
+                flow_hash: flow_hash(f.src, f.dst, sport, dport, PROTO_TCP),
+            });
+        }
+        self.mptcp.push(MptcpConn::new(subflows, m.coupled, tcp.rcv_buf));
+        Carrier::Mptcp(id)
     }
 
     fn add_transfer(&mut self, c: ConnId, bytes: u64, tag: u64, seq: u32, start: SimTime) {
@@ -386,8 +479,10 @@ impl Simulation {
 
     /// Replace the congestion controller of a TCP connection's sender (before it starts).
     pub fn set_congestion_control(&mut self, c: ConnId, cc: crate::tcp::cc::AnyCc) {
-        if let Carrier::Tcp { sender, .. } = self.conns[c.idx()].carrier {
-            self.eps[sender.idx()].sock.set_cc(cc);
+        match self.conns[c.idx()].carrier {
+            Carrier::Tcp { sender, .. } => self.eps[sender.idx()].sock.set_cc(cc),
+            Carrier::Mptcp(_) => panic!("flow {} is MPTCP: its subflows' controller is LIA", c.0),
+            Carrier::Udp { .. } => {}
         }
     }
 
@@ -426,18 +521,24 @@ impl Simulation {
     pub fn generators(&self) -> impl Iterator<Item = &Generator> {
         self.generators.iter().map(|g| &g.generator)
     }
-    /// The sending socket of TCP connection `c`.
+    /// The sending socket of TCP connection `c` (of an MPTCP connection: its first subflow's).
     pub fn sender_socket(&self, c: ConnId) -> &TcpSocket {
-        match self.conns[c.idx()].carrier {
-            Carrier::Tcp { sender, .. } => &self.eps[sender.idx()].sock,
-            Carrier::Udp { .. } => panic!("flow {} is UDP", c.0),
-        }
+        &self.eps[self.tcp_ends(c).0.idx()].sock
     }
     pub fn receiver_socket(&self, c: ConnId) -> &TcpSocket {
-        match self.conns[c.idx()].carrier {
-            Carrier::Tcp { receiver, .. } => &self.eps[receiver.idx()].sock,
-            Carrier::Udp { .. } => panic!("flow {} is UDP", c.0),
-        }
+        &self.eps[self.tcp_ends(c).1.idx()].sock
+    }
+    /// The sending sockets of an MPTCP connection's subflows (one for a TCP connection).
+    pub fn subflow_senders(&self, c: ConnId) -> impl Iterator<Item = &TcpSocket> {
+        let eps: Vec<EpId> = match self.conns[c.idx()].carrier {
+            Carrier::Mptcp(m) => self.mptcp[m as usize].subflows.iter().map(|s| s.sender).collect(),
+            _ => vec![self.tcp_ends(c).0],
+        };
+        eps.into_iter().map(|e| &self.eps[e.idx()].sock)
+    }
+    /// The (sender, receiver) endpoints of a TCP connection, or of an MPTCP one's first subflow.
+    fn tcp_ends(&self, c: ConnId) -> (EpId, EpId) {
+        tcp_ends(&self.conns[c.idx()].carrier, &self.mptcp).unwrap_or_else(|| panic!("flow {} is UDP", c.0))
     }
 
     /// Run until the end of the simulation.
@@ -501,9 +602,16 @@ impl Simulation {
                         self.eps[ep.idx()].blocked = false;
                         self.service(ep);
                     }
+                    let first = waiting[0];
                     waiting.clear();
-                    if self.hosts[h.idx()].blocked.is_empty() {
-                        self.hosts[h.idx()].blocked = waiting; // keep the allocation
+                    let blocked = &mut self.hosts[h.idx()].blocked;
+                    if blocked.is_empty() {
+                        *blocked = waiting; // keep the allocation
+                    } else if blocked[0] == first {
+                        // Those still blocked re-registered in the order they were woken, so
+                        // the first would take every room forever: it goes last, and rooms go
+                        // round robin among the host's sockets.
+                        blocked.rotate_left(1);
                     }
                 }
             }
@@ -545,11 +653,13 @@ impl Simulation {
             Event::ConnStart(c) => self.start_connection(c),
             Event::Workload { workload, slot } => self.run_generator(workload, |g, ctx| g.on_wake(slot, ctx)),
             Event::Sample(SAMPLE_FLOWS) => {
-                let Simulation { flow_sampler, eps, conns, events, end, .. } = self;
+                let Simulation { flow_sampler, eps, conns, mptcp, events, end, .. } = self;
                 if let Some(fs) = flow_sampler {
-                    fs.sample(now, |c| match conns[c.idx()].carrier {
-                        Carrier::Tcp { sender, .. } => &eps[sender.idx()].sock,
-                        Carrier::Udp { .. } => unreachable!("time series cover TCP flows"),
+                    // An MPTCP connection is sampled on its first subflow.
+                    fs.sample(now, |c| {
+                        let (sender, _) =
+                            tcp_ends(&conns[c.idx()].carrier, mptcp).expect("time series cover TCP flows");
+                        &eps[sender.idx()].sock
                     });
                     if now + fs.interval <= *end {
                         events.push(now + fs.interval, Event::Sample(SAMPLE_FLOWS));
@@ -570,6 +680,17 @@ impl Simulation {
     fn start_connection(&mut self, c: ConnId) {
         let conn = &mut self.conns[c.idx()];
         conn.started = Some(self.now);
+        if let Carrier::Mptcp(m) = conn.carrier {
+            // The data level takes the writes; every subflow opens at once, from the sender.
+            let mc = &mut self.mptcp[m as usize];
+            mc.write(conn.size.unwrap_or(u64::MAX >> 2));
+            for i in 0..mc.subflows.len() {
+                let sender = self.mptcp[m as usize].subflows[i].sender;
+                self.eps[sender.idx()].sock.connect();
+                self.service(sender);
+            }
+            return;
+        }
         let Carrier::Tcp { sender, receiver } = conn.carrier else { return };
         let (size, persistent, opener) = (conn.size, conn.persistent, conn.opener);
         let sock = &mut self.eps[sender.idx()].sock;
@@ -610,9 +731,16 @@ impl Simulation {
             Action::Send { conn, bytes, tag, seq } => {
                 let now = self.now;
                 self.add_transfer(conn, bytes, tag, seq, now);
-                if let Carrier::Tcp { sender, .. } = self.conns[conn.idx()].carrier {
-                    self.eps[sender.idx()].sock.send(bytes);
-                    self.service(sender);
+                match self.conns[conn.idx()].carrier {
+                    Carrier::Tcp { sender, .. } => {
+                        self.eps[sender.idx()].sock.send(bytes);
+                        self.service(sender);
+                    }
+                    Carrier::Mptcp(m) => {
+                        self.mptcp[m as usize].write(bytes);
+                        self.service_subflows(m);
+                    }
+                    Carrier::Udp { .. } => {}
                 }
             }
             Action::OpenUdp { src, dst, start, group } => {
@@ -740,6 +868,10 @@ impl Simulation {
             return;
         }
         let ep = p.meta.dst_ep;
+        if let Some(s) = self.eps[ep.idx()].subflow {
+            self.subflow_segment(ep, s, &p);
+            return;
+        }
         self.eps[ep.idx()].sock.on_segment(now, p.ip.ecn(), &p.tcp);
         let conn = &self.conns[c.idx()];
         if matches!(conn.carrier, Carrier::Tcp { receiver, .. } if receiver == ep) {
@@ -749,6 +881,48 @@ impl Simulation {
             }
         }
         self.service(ep);
+    }
+
+    /// A segment for one end of an MPTCP subflow. At the sender, LIA's coupling is refreshed
+    /// before the ACK is taken, and the data-level ACK it brings may open the connection's
+    /// window for every subflow; at the receiver, newly in-order subflow data joins the stream.
+    fn subflow_segment(&mut self, ep: EpId, s: SubflowOf, p: &Packet) {
+        let now = self.now;
+        let m = s.mptcp as usize;
+        if s.sender {
+            if self.mptcp[m].coupled {
+                let coupling = lia_alpha(self.mptcp[m].subflows.iter().map(|sf| {
+                    let sock = &self.eps[sf.sender.idx()].sock;
+                    (sock.cwnd(), sock.srtt())
+                }));
+                if let AnyCc::Lia(lia) = self.eps[ep.idx()].sock.cc_mut() {
+                    lia.set_coupling(coupling);
+                }
+            }
+            self.eps[ep.idx()].sock.on_segment(now, p.ip.ecn(), &p.tcp);
+            if self.mptcp[m].on_ack_at_sender() {
+                self.service_subflows(s.mptcp);
+            } else {
+                self.service(ep);
+            }
+            return;
+        }
+        let sock = &mut self.eps[ep.idx()].sock;
+        sock.on_segment(now, p.ip.ecn(), &p.tcp);
+        let data_ack = self.mptcp[m].on_subflow_delivered(s.index as usize, sock.delivered_bytes());
+        let c = self.eps[ep.idx()].conn;
+        if data_ack > self.conns[c.idx()].delivered {
+            self.on_delivery(c, data_ack);
+        }
+        self.service(ep);
+    }
+
+    /// Let every subflow of MPTCP connection `m` send what it now can.
+    fn service_subflows(&mut self, m: u32) {
+        for i in 0..self.mptcp[m as usize].subflows.len() {
+            let sender = self.mptcp[m as usize].subflows[i].sender;
+            self.service(sender);
+        }
     }
 
     /// The receiver of `c` has `delivered` bytes in order: complete transfers and the flow.
@@ -781,12 +955,26 @@ impl Simulation {
     fn service(&mut self, ep: EpId) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.egress);
-        let Simulation { eps, pool, conns, net, .. } = self;
+        let Simulation { eps, pool, conns, net, mptcp, .. } = self;
         let e = &mut eps[ep.idx()];
         let (src, dst, conn, peer) = (e.host, e.peer_host, e.conn, e.peer);
         e.sock.set_tx_budget(nic_data_budget(&net.ports[net.host_nic[src.idx()].idx()].qdisc));
         let c = &mut conns[conn.idx()];
-        let (hash, ip_id) = (c.flow_hash, &mut c.next_ip_id);
+        let mut hash = c.flow_hash;
+        if let Some(s) = e.subflow {
+            let m = &mut mptcp[s.mptcp as usize];
+            hash = m.subflows[s.index as usize].flow_hash;
+            if s.sender {
+                // The scheduler: hand this subflow what its window has room for.
+                let sock = &mut e.sock;
+                let n = m.assign(s.index as usize, sock.bytes_acked(), sock.cwnd(), sock.mss());
+                sock.send(n);
+                if m.all_assigned() && !c.persistent && c.size.is_some() {
+                    sock.close();
+                }
+            }
+        }
+        let ip_id = &mut c.next_ip_id;
         e.sock.poll_transmit(now, &mut |o: &Outgoing| {
             let total = IPV4_HEADER_BYTES + o.seg.header_len() + o.seg.payload_len;
             let mut ip = Ipv4Header {
@@ -909,6 +1097,15 @@ fn flow_hash(src: HostId, dst: HostId, sport: u16, dport: u16, proto: u8) -> u32
 }
 
 #[inline]
+/// The (sender, receiver) endpoints of a TCP carrier, or of an MPTCP one's first subflow.
+fn tcp_ends(carrier: &Carrier, mptcp: &[MptcpConn]) -> Option<(EpId, EpId)> {
+    match *carrier {
+        Carrier::Tcp { sender, receiver } => Some((sender, receiver)),
+        Carrier::Mptcp(m) => mptcp[m as usize].subflows.first().map(|s| (s.sender, s.receiver)),
+        Carrier::Udp { .. } => None,
+    }
+}
+
 fn free_dropped(p: PacketId, _cause: DropCause, pool: &mut PacketPool) {
     pool.free(p);
 }

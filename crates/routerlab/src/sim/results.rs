@@ -137,6 +137,20 @@ pub(super) fn collect(sim: &Simulation) -> Results {
                 let dups = rcv.receiver().dup_segments;
                 ("tcp", rcv.delivered_bytes(), snd.bytes_acked(), snd.stats().clone(), dups)
             }
+            Carrier::Mptcp(m) => {
+                // The stream as the application sees it; counters summed over the subflows.
+                let mc = &sim.mptcp[m as usize];
+                let mut st = TcpStats::default();
+                let mut dups = 0;
+                for sf in &mc.subflows {
+                    let s = sim.eps[sf.sender.idx()].sock.stats();
+                    st.retransmissions += s.retransmissions;
+                    st.timeouts += s.timeouts;
+                    st.fast_recoveries += s.fast_recoveries;
+                    dups += sim.eps[sf.receiver.idx()].sock.receiver().dup_segments;
+                }
+                ("mptcp", mc.data_ack(), mc.data_ack(), st, dups)
+            }
             Carrier::Udp { delivered_bytes, .. } => {
                 ("udp", delivered_bytes, delivered_bytes, TcpStats::default(), 0)
             }

@@ -79,6 +79,18 @@ pub struct TcpConfig {
     /// CP endpoint (`mechanisms::cp`): answer a cut segment with a PACK at once, and resend a
     /// segment a PACK names. Off: cut segments are discarded, PACKs ignored.
     pub cp: bool,
+    /// Multipath TCP (`crate::mptcp`): the connection's stream over this many subflows.
+    pub mptcp: Option<MptcpConfig>,
+}
+
+/// MPTCP's shape: how many subflows, and whether their windows are coupled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MptcpConfig {
+    /// Subflows, each on its own 5-tuple (and so, where possible, its own ECMP path). The PLTS
+    /// paper's MPTCP baseline, after Raiciu et al. (SIGCOMM 2011), uses 8.
+    pub subflows: u32,
+    /// LIA (RFC 6356) on the subflows; off: independent NewReno subflows.
+    pub coupled: bool,
 }
 
 impl Default for TcpConfig {
@@ -105,6 +117,7 @@ impl Default for TcpConfig {
             ecn: false,
             pacing: false,
             cp: false,
+            mptcp: None,
         }
     }
 }

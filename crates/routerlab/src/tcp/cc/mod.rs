@@ -12,10 +12,12 @@ reals (CUBIC, DCTCP's α) use `f64` with `libm`, so results are the same on ever
 
 mod cubic;
 mod dctcp;
+mod lia;
 mod newreno;
 
 pub use cubic::{Cubic, CubicParams};
 pub use dctcp::{Dctcp, DctcpParams};
+pub use lia::{Lia, LiaCoupling, lia_alpha};
 pub use newreno::NewReno;
 
 use crate::units::{Rate, SimTime};
@@ -113,6 +115,7 @@ pub enum AnyCc {
     NewReno(NewReno),
     Cubic(Cubic),
     Dctcp(Dctcp),
+    Lia(Lia),
     Custom(Box<dyn CongestionControl + Send + Sync>),
 }
 
@@ -122,6 +125,7 @@ macro_rules! dispatch {
             AnyCc::NewReno($c) => $e,
             AnyCc::Cubic($c) => $e,
             AnyCc::Dctcp($c) => $e,
+            AnyCc::Lia($c) => $e,
             AnyCc::Custom($c) => $e,
         }
     };

@@ -1,0 +1,73 @@
+"""Analysis of plts-reorder: per scheme, mean per-flow throughput as a share of the ideal,
+spurious retransmissions, fast recoveries and timeouts per flow; the remedies against PLTS-RR
+alone and ECMP (PLTS paper, §III-C)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pyarrow as pa
+
+from . import Analysis, Run
+from .plots import figure, yerr
+from .plts_throughput import ideal_bps
+from .stats import add_row, mean_ci
+
+METRICS = ("spurious_per_flow", "fast_recoveries_per_flow", "timeouts_per_flow")
+
+
+def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
+    ideal = ideal_bps(exp)
+    per: dict[str, dict[int, dict[str, float]]] = defaultdict(dict)
+    for r in runs:
+        f = r.tables["flows"].to_pydict()
+        n = len(f["goodput_bps"])
+        per[r.params["scheme"]][r.seed] = {
+            "throughput": float(np.mean(f["goodput_bps"])) / ideal,
+            "spurious_per_flow": sum(f["spurious_retransmissions"]) / n,
+            "fast_recoveries_per_flow": sum(f["fast_recoveries"]) / n,
+            "timeouts_per_flow": sum(f["timeouts"]) / n,
+        }
+    schemes = [s for s in exp["grid"]["scheme"] if s in per]
+    seeds = sorted(per[schemes[0]])
+
+    def at(scheme, metric="throughput"):
+        return [per[scheme][s][metric] for s in seeds]
+
+    def ratio(a, b, metric="throughput"):
+        return mean_ci(x / y for x, y in zip(at(a, metric), at(b, metric), strict=True))
+
+    rows = defaultdict(list)
+    est = {}
+    for scheme in schemes:
+        est[scheme] = e = mean_ci(at(scheme))
+        extra = {m: mean_ci(at(scheme, m)).mean for m in METRICS}
+        add_row(rows, {"scheme": scheme}, e, "throughput_of_ideal", 1.0, extra)
+
+    quantities = {
+        "spurious_ratio_dupthresh_paths_over_rr": ratio(
+            "rr-dupthresh-paths", "rr", "spurious_per_flow"
+        ),
+        "gap_closed_dupthresh_paths": mean_ci(
+            (x - y) / (1 - y) for x, y in zip(at("rr-dupthresh-paths"), at("rr"), strict=True)
+        ),
+        "spurious_ratio_agent_over_rr": ratio("rr-agent-percentile", "rr", "spurious_per_flow"),
+        "throughput_ratio_agent_over_rr": ratio("rr-agent-percentile", "rr"),
+        "throughput_ratio_ecn_agent_over_ecmp_red": ratio("rr-agent-ecn", "ecmp-red"),
+        "throughput_ratio_ecn_agent_over_rr_red": ratio("rr-agent-ecn", "rr-red"),
+    }
+
+    def draw(ax):
+        x = np.arange(len(schemes))
+        es = [est[s].scaled(100) for s in schemes]
+        ax.bar(x, [e.mean for e in es], yerr=yerr(es))
+        ax.set_xticks(x, schemes, rotation=30, ha="right")
+        ax.set_ylabel("throughput (% of ideal)")
+        ax.set_ylim(0, 105)
+
+    return Analysis(
+        quantities=quantities,
+        tables={"reorder": pa.table(dict(rows))},
+        figures=[figure(draw, "throughput", f"{exp['id']}: PLTS-RR's remedies for reordering")],
+    )
