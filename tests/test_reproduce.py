@@ -379,6 +379,10 @@ def test_plts_throughput_spraying_beats_ecmp_but_reordering_keeps_it_below_the_p
     assert share("spray-rr-flow") > 0.95 and share("spray-rr-flow", "red-ecn") > 0.95
     assert float(rows["spray-rr-flow", "droptail"]["spurious_per_flow"]) == 0
     assert float(rows["spray-rr", "droptail"]["spurious_per_flow"]) > 100
+    # MPTCP (full run: 86 %) well above ECMP and fair; RED/ECN costs it dearly (54 %).
+    assert share("mptcp") > 1.15 * share("ecmp")
+    assert float(rows["mptcp", "droptail"]["jain"]) > float(rows["ecmp", "droptail"]["jain"]) + 0.05
+    assert share("mptcp", "red-ecn") < 0.8 * share("mptcp")
 
 
 def test_plts_balance_round_robin_evens_the_core_links_into_a_pod(tmp_path: Path):
@@ -432,7 +436,8 @@ def test_plts_failure_costs_spraying_more_than_ecmp(tmp_path: Path):
     # third of its throughput into the affected pod, ECMP a few percent; spraying stays above
     # ECMP overall.
     verdicts = quick_verdicts("plts-failure", tmp_path)
-    assert verdicts["rr-flow-hurt-into-pod"] == verdicts["ecmp-degrades-less"] == "holds"
+    # (rr-flow-hurt-into-pod holds in the full run; three 1 s runs leave its interval too wide.)
+    assert verdicts["ecmp-degrades-less"] == "holds"
     assert verdicts["rr-still-above-ecmp"] == "holds"
     rows = quick_table("plts-failure", "failure", tmp_path, "scheme", "failure", "flows")
 
@@ -441,3 +446,20 @@ def test_plts_failure_costs_spraying_more_than_ecmp(tmp_path: Path):
 
     assert share("spray-rr-flow", "core-link") < 0.85 * share("spray-rr-flow", "none")
     assert share("ecmp", "core-link") > 0.85 * share("ecmp", "none")
+
+
+def test_plts_patterns_spraying_leads_under_every_pattern_and_size(tmp_path: Path):
+    # Ours (docs/experiments.md): RR ahead of ECMP on random and stride traffic, and (against
+    # our hypothesis) on hot-spot traffic too; small packets multiply RR's spurious
+    # retransmissions; jumbo frames help per-flow RR more than shared-counter RR.
+    verdicts = quick_verdicts("plts-patterns", tmp_path)
+    assert verdicts["rr-beats-ecmp-random"] == verdicts["rr-beats-ecmp-stride"] == "holds"
+    assert verdicts["small-packets-reorder-more"] == "holds"
+    assert verdicts["hotspot-no-help"] == verdicts["jumbo-helps-rr"] == "differs"
+    rows = quick_table("plts-patterns", "patterns", tmp_path, "scheme", "pattern", "size")
+
+    def share(scheme, pattern="random", size="1500B"):
+        return float(rows[scheme, pattern, size]["throughput_of_ideal"])
+
+    assert share("spray-rr-flow", size="9000B") > 0.9
+    assert share("spray-rr-flow", "hotspot") > 1.2 * share("ecmp", "hotspot")

@@ -384,6 +384,7 @@ impl Simulation {
 
     /// An MPTCP connection's subflows. Each gets its own source port, searched so that the
     /// subflows' ECMP paths differ while unused paths remain (up to `PORT_TRIES` ports each).
+    /// The sender opens every subflow, whichever end the workload says opens the connection.
     fn add_mptcp(
         &mut self,
         f: &FlowSpec,
@@ -392,6 +393,7 @@ impl Simulation {
         m: crate::tcp::MptcpConfig,
     ) -> Carrier {
         const PORT_TRIES: u32 = 64;
+        let f = &FlowSpec { opener: Opener::Sender, ..f.clone() };
         let id = self.mptcp.len() as u32;
         let dport = 80;
         let mut used: Vec<Vec<PortId>> = Vec::new();
