@@ -32,7 +32,7 @@ sack = false
 kind = "bulk"
 src = ["s0"]
 dst = ["r0"]
-transport = {{ mptcp_subflows = 8, mptcp_coupled = {coupled} }}
+transport = {{ mptcp = true, mptcp_coupled = {coupled} }}
 [[workload]]
 kind = "bulk"
 src = ["s1"]
@@ -83,7 +83,7 @@ fn subflows_take_distinct_ecmp_paths() {
     let flow = |extra: &str| {
         format!("{FAT_TREE}[[workload]]\nkind = \"bulk\"\nsrc = [\"h0\"]\ndst = [\"h15\"]\n{extra}\n")
     };
-    let r = run(&flow("transport = { mptcp_subflows = 4 }"));
+    let r = run(&flow("transport = { mptcp = true, mptcp_subflows = 4 }"));
     let links = core_to_pod3(&r);
     let total: u64 = links.iter().sum();
     assert_eq!(links.len(), 4);
@@ -100,7 +100,7 @@ fn subflows_take_distinct_ecmp_paths() {
 fn a_sized_transfer_is_reassembled_and_completes() {
     let text = format!(
         "{}[[workload]]\nkind = \"fixed\"\nsize = \"3MB\"\nsrc = [\"h0\", \"h4\"]\ndst = [\"h15\", \"h1\"]\n\
-         transport = {{ mptcp_subflows = 8 }}\n[[workload]]\nkind = \"permutation\"\n",
+         transport = {{ mptcp = true }}\n[[workload]]\nkind = \"permutation\"\n",
         FAT_TREE.replace("200ms", "1s")
     );
     let r = run(&text);

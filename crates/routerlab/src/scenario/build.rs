@@ -81,7 +81,9 @@ impl Default for Transport {
             ecn: d.ecn,
             pacing: d.pacing,
             cp: d.cp,
-            mptcp_subflows: 0,
+            mptcp: false,
+            // The PLTS paper's MPTCP baseline, after Raiciu et al. (SIGCOMM 2011): 8 subflows.
+            mptcp_subflows: 8,
             mptcp_coupled: true,
         }
     }
@@ -129,7 +131,8 @@ impl Transport {
             ecn: self.ecn,
             pacing: self.pacing,
             cp: self.cp,
-            mptcp: (self.mptcp_subflows > 0)
+            mptcp: self
+                .mptcp
                 .then_some(MptcpConfig { subflows: self.mptcp_subflows, coupled: self.mptcp_coupled }),
         }
     }
@@ -177,19 +180,16 @@ impl Transport {
         if self.min_rto.0 > self.max_rto.0 {
             err("min_rto", format!("{} is above max_rto ({})", self.min_rto.0, self.max_rto.0));
         }
-        if self.mptcp_subflows > MAX_MPTCP_SUBFLOWS {
+        if !(1..=MAX_MPTCP_SUBFLOWS).contains(&self.mptcp_subflows) {
             err(
                 "mptcp_subflows",
-                format!(
-                    "{} subflows is more than routerlab allows ({MAX_MPTCP_SUBFLOWS})",
-                    self.mptcp_subflows
-                ),
+                format!("{} is not a number of subflows (1 to {MAX_MPTCP_SUBFLOWS})", self.mptcp_subflows),
             );
         }
-        if self.mptcp_subflows > 0 && self.cc != Cc::NewReno {
+        if self.mptcp && self.cc != Cc::NewReno {
             err("cc", "MPTCP's subflows run NewReno, coupled by LIA (RFC 6356): set cc = \"newreno\"".into());
         }
-        if self.mptcp_subflows > 0 && self.cp {
+        if self.mptcp && self.cp {
             err("cp", "CP endpoints and MPTCP cannot be combined yet".into());
         }
     }

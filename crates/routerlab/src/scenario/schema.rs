@@ -439,7 +439,9 @@ pub struct Transport {
     pub pacing: bool,
     /// CP endpoints: PACK on a cut segment, resend on a PACK.
     pub cp: bool,
-    /// MPTCP subflows per connection (0: plain TCP).
+    /// Carry each connection over MPTCP subflows instead of one TCP connection.
+    pub mptcp: bool,
+    /// MPTCP subflows per connection.
     pub mptcp_subflows: u32,
     /// LIA coupling of the MPTCP subflows' windows.
     pub mptcp_coupled: bool,

@@ -435,3 +435,19 @@ fn hotspot_keys_are_checked() {
     );
     assert!(errors(&perm("pattern = \"hotspot\"\nhotspots = 2\nhot_share = 0.25")).is_empty());
 }
+
+#[test]
+fn mptcp_keys_are_checked() {
+    let with = |keys: &str| GOOD.replace("min_rto = \"200ms\"", &format!("min_rto = \"200ms\"\n{keys}"));
+    assert_eq!(
+        first_error(&with("mptcp = true\nmptcp_subflows = 0")),
+        "transport.mptcp_subflows: 0 is not a number of subflows (1 to 64)"
+    );
+    assert!(
+        first_error(&with("mptcp = true\ncc = \"cubic\""))
+            .starts_with("transport.cc: MPTCP's subflows run NewReno")
+    );
+    let (sc, _) = Scenario::load(&with("mptcp = true")).unwrap();
+    let m = sc.workload_transports[0].tcp_config().mptcp.expect("MPTCP on");
+    assert_eq!((m.subflows, m.coupled), (8, true));
+}
