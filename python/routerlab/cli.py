@@ -191,6 +191,48 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+#: p values `routerlab model taq` shows when none are given: around the paper's tipping point.
+MODEL_TAQ_PS = (0.01, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4)
+
+
+def cmd_model(args: argparse.Namespace) -> int:
+    from .model import taq
+
+    ps = args.p or list(MODEL_TAQ_PS)
+    try:
+        for p in ps:
+            taq.check_p(p)
+        if args.w_max < taq.MIN_FAST_RETRANSMIT_WINDOW:
+            raise taq.ModelError(
+                f"--w-max {args.w_max}: the model needs at least {taq.MIN_FAST_RETRANSMIT_WINDOW}"
+            )
+    except taq.ModelError as e:
+        print(f"routerlab model taq: {e}", file=sys.stderr)
+        return 2
+    names = taq.states(args.w_max)
+    print("stationary distribution (one step = one epoch):")
+    print(f"{'p':>6} " + " ".join(f"{n:>6}" for n in names) + "  timeouts  idle epochs")
+    for p in ps:
+        pi = taq.stationary(p, args.w_max)
+        s = taq.summary(p, args.w_max)
+        print(
+            f"{p:>6.3f} "
+            + " ".join(f"{x:>6.3f}" for x in pi)
+            + f"  {s['timeout_share']:>8.3f}  {s['expected_idle_epochs']:>11.3f}"
+        )
+    print("timeouts: share of epochs in b0, b* or S1; idle epochs: expected wait in b*, 1/(1 − 2p)")
+    if args.out:
+        try:
+            with AtomicDir(Path(args.out), force=args.force) as d:
+                taq.write(d.path, ps, args.w_max)
+                d.commit()
+        except OutputExists as e:
+            print(f"routerlab model taq: {e}", file=sys.stderr)
+            return 2
+        print(f"written to {args.out}/ (stationary.csv, summary.csv, taq-model.png, .svg)")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
 
@@ -356,6 +398,35 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a JSON list of records to stdout (keys: " + ", ".join(BENCH_KEYS) + ")",
     )
     b.set_defaults(func=cmd_bench)
+
+    m = sub.add_parser(
+        "model",
+        help="solve an analytical model (taq: the TAQ paper's Markov model of TCP)",
+        description=textwrap.dedent(
+            """\
+            taq: the TAQ paper's idealized Markov model of TCP in small packet regimes
+            (§3.1, the partial model): window states S2 … S<w-max>, the timeout retransmission
+            S1, a simple timeout's empty epoch b0 and the aggregated repeated-timeout wait b*,
+            for a per-packet loss probability p (0 ≤ p < 0.5). Prints the stationary
+            distribution for each p, the share of epochs in timeout states and the expected
+            idle time in b*, 1/(1 − 2p). With --out, also writes the tables and a figure."""
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    m.add_argument("name", choices=["taq"], help="the model")
+    m.add_argument(
+        "--p",
+        type=float,
+        nargs="+",
+        metavar="P",
+        help="loss probabilities, 0 ≤ p < 0.5 (default: "
+        + " ".join(f"{p:g}" for p in MODEL_TAQ_PS)
+        + ")",
+    )
+    m.add_argument("--w-max", type=int, default=6, metavar="N", help="largest window (default 6)")
+    m.add_argument("--out", metavar="DIR", help="also write tables and a figure into DIR")
+    m.add_argument("--force", action="store_true", help="replace an existing output directory")
+    m.set_defaults(func=cmd_model)
     return p
 
 

@@ -26,9 +26,12 @@ STYLE = {
 }
 
 
-def figure(draw: Callable, name: str, title: str, ncols: int = 1) -> Callable[[Path], list[str]]:
+def figure(
+    draw: Callable, name: str, title: str, ncols: int = 1, sharey: bool = True
+) -> Callable[[Path], list[str]]:
     """A figure writer for `Analysis.figures`: draws on one axes (or, with `ncols` > 1, on a
-    row of axes sharing their y axis, passed as a list), saves NAME.png and NAME.svg."""
+    row of axes, sharing their y axis unless told not to, passed as a list), saves NAME.png
+    and NAME.svg."""
 
     def write(directory: Path) -> list[str]:
         with plt.rc_context(STYLE):
@@ -38,7 +41,8 @@ def figure(draw: Callable, name: str, title: str, ncols: int = 1) -> Callable[[P
                 ax.set_title(title, fontsize=10)
             else:
                 width, height = STYLE["figure.figsize"]
-                fig, axes = plt.subplots(1, ncols, sharey=True, figsize=(width * ncols / 2, height))
+                size = (width * ncols / 2, height)
+                fig, axes = plt.subplots(1, ncols, sharey=sharey, figsize=size)
                 draw(list(axes))
                 fig.suptitle(title, fontsize=10)
             fig.tight_layout()

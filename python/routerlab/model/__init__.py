@@ -1,0 +1,1 @@
+"""Analytical models beside the simulator: `routerlab model NAME`."""
