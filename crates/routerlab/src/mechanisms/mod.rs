@@ -5,3 +5,4 @@
 
 pub mod cp;
 pub mod plts;
+pub mod taq;

@@ -13,7 +13,8 @@
 //!   host shim that hides reordering's duplicate ACKs from an unmodified TCP
 //!   (`[hosts] dupack_filter`).
 //!
-//! MPTCP, the other baseline, follows.
+//! MPTCP, the other baseline, is a transport of its own: [`crate::mptcp`] (data level) and
+//! [`crate::tcp::cc::Lia`] (coupled congestion control), turned on with `[transport] mptcp`.
 
 pub mod dupack_filter;
 pub mod spray;

@@ -1,0 +1,569 @@
+//! TAQ's per-flow tracker: the approximate TCP state of every flow crossing a middlebox
+//! (TAQ paper, §3.3 and Fig. 7, with the predictions of §4.1).
+//!
+//! A flow is a 5-tuple seen in the data direction. Its time is cut into *epochs* of one
+//! middlebox-perceived RTT. The epoch is estimated, in order of preference:
+//! - from two-way traffic, when the middlebox sees the ACKs: the time from a data packet to the
+//!   ACK that covers it (the part of the RTT beyond the middlebox) plus the time from that ACK
+//!   to the next new data packet (the part before it), smoothed;
+//! - from the handshake: the gap between the SYN and the first data packet;
+//! - refined with one-way traffic by the bursts that open each epoch: a packet after a gap of
+//!   at least half an epoch starts a burst, and the time since the previous burst, if within
+//!   1.5 epochs (an ACK-clocked burst, not a timeout), is a sample.
+//!
+//! Per epoch it counts new packets (sequence above the highest seen), retransmitted packets
+//! (not above it), and the middlebox's drops of each; the previous epoch's counters are kept.
+//! When an epoch ends, the flow moves between the states of Fig. 7. The figure's arrows are
+//! not described in the text; these are ours, each from the paper's description of the states
+//! (§3.3) and of the effect of drops (§4.1):
+//!
+//! | from | epoch's evidence | to | why |
+//! |---|---|---|---|
+//! | any | a retransmission dropped here | timeout silence (extended, from timeout recovery) | §4.1: "when a retransmitted packet is dropped, a flow hits a timeout state" |
+//! | slow start, normal | new packets dropped here | loss recovery | §4.1, normal packet loss |
+//! | slow start, normal | retransmissions, nothing dropped here | loss recovery | §4.1: losses elsewhere adjust the state |
+//! | slow start | new packets grew by less than 1.5× | normal | §3.3: slow start is "significant growth", normal "small linear growth" |
+//! | loss recovery | every drop answered by a retransmission, new packets flowing | normal | §4.1, "may return back to a normal state" |
+//! | timeout recovery | the same | slow start | §4.1, "will recover to a slow start state" |
+//! | slow start, normal | silent, drops unanswered | timeout silence | a flow that cannot recover by fast retransmit falls silent until its timer |
+//! | slow start, normal | silent, nothing unanswered | idle | the dummy state of §3.3: nothing to send |
+//! | loss recovery | silent | timeout silence | fast recovery keeps sending; silence means the timer |
+//! | timeout recovery | silent | extended silence | a repeated timeout (§3.3) |
+//! | timeout silence | silent beyond 2 epochs | extended silence | longer than a simple timeout (T₀ = 2 RTT, §3.1.1) |
+//! | timeout / extended silence | retransmissions | timeout recovery | §3.3 |
+//! | timeout / extended silence, idle | new packets only | slow start | a restart after idle or a timeout |
+//!
+//! All of this is sans-IO: the caller (a TAQ queue, or a passive observer on any port) hands
+//! the tracker what it sees with the time; nothing reads a clock.
+
+use std::collections::HashMap;
+
+use crate::ids::HostId;
+use crate::units::SimTime;
+
+/// A flow as the middlebox sees it: the data direction's 5-tuple (the protocol is TCP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FlowKey {
+    pub src: HostId,
+    pub dst: HostId,
+    pub sport: u16,
+    pub dport: u16,
+}
+
+/// The approximate states of Fig. 7, plus the idle state for flows with nothing to send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FlowState {
+    SlowStart,
+    Normal,
+    LossRecovery,
+    TimeoutSilence,
+    TimeoutRecovery,
+    ExtendedSilence,
+    Idle,
+}
+
+impl FlowState {
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowState::SlowStart => "slow_start",
+            FlowState::Normal => "normal",
+            FlowState::LossRecovery => "loss_recovery",
+            FlowState::TimeoutSilence => "timeout_silence",
+            FlowState::TimeoutRecovery => "timeout_recovery",
+            FlowState::ExtendedSilence => "extended_silence",
+            FlowState::Idle => "idle",
+        }
+    }
+
+    /// A state in which the flow sends nothing.
+    pub fn is_silent(self) -> bool {
+        matches!(self, FlowState::TimeoutSilence | FlowState::ExtendedSilence | FlowState::Idle)
+    }
+}
+
+/// The tracker's constants. The paper names none of them; each is our choice, written down.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrackerParams {
+    /// Weight of a new sample in the epoch's moving average (the paper: "a weighted moving
+    /// average"); 1/8, RFC 6298's weight for SRTT.
+    pub epoch_gain: f64,
+    /// The epoch before any sample: 100 ms.
+    pub initial_epoch: SimTime,
+    /// A packet after a gap of at least this fraction of the epoch opens a burst: 0.5.
+    pub burst_gap: f64,
+    /// A burst-to-burst interval longer than this many epochs is not an epoch sample (it
+    /// spans a timeout): 1.5.
+    pub burst_max: f64,
+    /// Slow start continues while an epoch's new packets grow by at least this factor: 1.5
+    /// (exponential growth doubles them, linear growth adds one).
+    pub slow_start_growth: f64,
+    /// A timeout silence longer than this many epochs is an extended one: 2, the model's
+    /// simple timeout T₀ = 2 RTT (§3.1.1).
+    pub extended_after: u32,
+}
+
+impl Default for TrackerParams {
+    fn default() -> TrackerParams {
+        TrackerParams {
+            epoch_gain: 0.125,
+            initial_epoch: SimTime::from_ms(100),
+            burst_gap: 0.5,
+            burst_max: 1.5,
+            slow_start_growth: 1.5,
+            extended_after: 2,
+        }
+    }
+}
+
+/// One epoch's counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EpochCounters {
+    pub new_packets: u32,
+    pub retransmissions: u32,
+    /// New packets the middlebox dropped.
+    pub drops: u32,
+    /// Retransmissions the middlebox dropped.
+    pub dropped_retransmissions: u32,
+}
+
+impl EpochCounters {
+    fn packets(&self) -> u32 {
+        self.new_packets + self.retransmissions
+    }
+}
+
+/// What the tracker knows of one flow.
+#[derive(Clone, Debug)]
+pub struct FlowRecord {
+    pub state: FlowState,
+    /// The epoch estimate, once there is a sample.
+    pub epoch: Option<SimTime>,
+    pub current: EpochCounters,
+    pub previous: EpochCounters,
+    /// Highest sequence number (end of a segment) seen.
+    pub highest_seq: u64,
+    /// Drops here not yet answered by a retransmission.
+    pub unanswered_drops: u32,
+    /// Epochs of the current silence (0 while the flow sends).
+    pub silent_epochs: u32,
+    /// The state before the current silence began (the paper's memory of "the last normal
+    /// transmission").
+    pub before_silence: FlowState,
+    /// Epochs completed.
+    pub epochs: u64,
+    epoch_start: SimTime,
+    syn_at: Option<SimTime>,
+    last_packet: Option<SimTime>,
+    last_burst: Option<SimTime>,
+    two_way: bool,
+    /// Two-way sampling: a new data packet's end sequence and time; then the time its ACK passed
+    /// and how long it took.
+    probe: Option<(u64, SimTime)>,
+    acked: Option<(SimTime, SimTime)>,
+    /// The last data packet seen: its sequence number and whether it was a retransmission.
+    last_seen: Option<(u64, bool)>,
+}
+
+impl FlowRecord {
+    fn new(now: SimTime) -> FlowRecord {
+        FlowRecord {
+            state: FlowState::SlowStart,
+            epoch: None,
+            current: EpochCounters::default(),
+            previous: EpochCounters::default(),
+            highest_seq: 0,
+            unanswered_drops: 0,
+            silent_epochs: 0,
+            before_silence: FlowState::SlowStart,
+            epochs: 0,
+            epoch_start: now,
+            syn_at: None,
+            last_packet: None,
+            last_burst: None,
+            two_way: false,
+            probe: None,
+            acked: None,
+            last_seen: None,
+        }
+    }
+}
+
+/// Every flow seen, with its record.
+#[derive(Clone, Debug, Default)]
+pub struct FlowTracker {
+    pub params: TrackerParams,
+    flows: HashMap<FlowKey, FlowRecord>,
+}
+
+impl FlowTracker {
+    pub fn new(params: TrackerParams) -> FlowTracker {
+        FlowTracker { params, flows: HashMap::new() }
+    }
+
+    /// A data-direction TCP segment passed: `seq` its first sequence number, `len` its payload.
+    pub fn on_data(&mut self, now: SimTime, key: FlowKey, seq: u64, len: u32, syn: bool) {
+        let p = self.params;
+        let f = self.flows.entry(key).or_insert_with(|| FlowRecord::new(now));
+        roll(f, now, &p);
+        if syn {
+            f.syn_at.get_or_insert(now);
+            f.highest_seq = f.highest_seq.max(seq + 1);
+            return;
+        }
+        if len == 0 {
+            return; // a pure ACK of the reverse direction's data: not a data packet
+        }
+        if let Some(syn_at) = f.syn_at.take()
+            && f.epoch.is_none()
+        {
+            sample(f, now, now.saturating_sub(syn_at), &p);
+        }
+        let end = seq + len as u64;
+        f.last_seen = Some((seq, end <= f.highest_seq));
+        if end > f.highest_seq {
+            f.highest_seq = end;
+            f.current.new_packets += 1;
+            if let Some((at, downstream)) = f.acked.take() {
+                f.two_way = true;
+                sample(f, now, downstream + now.saturating_sub(at), &p);
+            }
+            if f.probe.is_none() {
+                f.probe = Some((end, now));
+            }
+        } else {
+            f.current.retransmissions += 1;
+            f.unanswered_drops = f.unanswered_drops.saturating_sub(1);
+        }
+        if !f.two_way {
+            burst(f, now, &p);
+        }
+        f.last_packet = Some(now);
+    }
+
+    /// An ACK of the flow passed in the reverse direction (`key` is the data direction's).
+    pub fn on_ack(&mut self, now: SimTime, key: FlowKey, ack: u64) {
+        let p = self.params;
+        let Some(f) = self.flows.get_mut(&key) else { return };
+        roll(f, now, &p);
+        if let Some((end, sent)) = f.probe
+            && ack >= end
+        {
+            f.probe = None;
+            f.acked = Some((now, now.saturating_sub(sent)));
+        }
+    }
+
+    /// The middlebox dropped a data packet of the flow that `on_data` has just seen.
+    pub fn on_drop(&mut self, now: SimTime, key: FlowKey, seq: u64, len: u32) {
+        let p = self.params;
+        let Some(f) = self.flows.get_mut(&key) else { return };
+        roll(f, now, &p);
+        // Whether `on_data` counted it as new or as a retransmission.
+        let retransmission = f.last_seen.is_none_or(|(s, retx)| s != seq || retx);
+        if retransmission {
+            f.current.dropped_retransmissions += 1;
+        } else {
+            f.current.drops += 1;
+            f.unanswered_drops += 1;
+        }
+        if f.probe.is_some_and(|(end, _)| end == seq + len as u64) {
+            f.probe = None; // its ACK will not come: no sample from it
+        }
+    }
+
+    /// Close the epochs that ended by `now` (call before reading states at a given time).
+    pub fn advance(&mut self, now: SimTime) {
+        let p = self.params;
+        for f in self.flows.values_mut() {
+            roll(f, now, &p);
+        }
+    }
+
+    pub fn get(&self, key: &FlowKey) -> Option<&FlowRecord> {
+        self.flows.get(key)
+    }
+
+    pub fn state(&self, key: &FlowKey) -> Option<FlowState> {
+        self.flows.get(key).map(|f| f.state)
+    }
+
+    pub fn len(&self) -> usize {
+        self.flows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.flows.is_empty()
+    }
+
+    pub fn flows(&self) -> impl Iterator<Item = (&FlowKey, &FlowRecord)> {
+        self.flows.iter()
+    }
+}
+
+fn epoch(f: &FlowRecord, p: &TrackerParams) -> SimTime {
+    f.epoch.unwrap_or(p.initial_epoch).max(SimTime::from_us(1))
+}
+
+/// A new epoch sample, smoothed. The first one also starts the epochs afresh at `now`: the
+/// flow's first burst opens its first epoch.
+fn sample(f: &mut FlowRecord, now: SimTime, s: SimTime, p: &TrackerParams) {
+    if s == SimTime::ZERO {
+        return;
+    }
+    f.epoch = Some(match f.epoch {
+        None => {
+            f.epoch_start = now;
+            s
+        }
+        Some(e) => SimTime::from_ps(
+            (e.ps() as f64 * (1.0 - p.epoch_gain) + s.ps() as f64 * p.epoch_gain).round() as u64,
+        ),
+    });
+}
+
+/// One-way refinement: bursts one epoch apart.
+fn burst(f: &mut FlowRecord, now: SimTime, p: &TrackerParams) {
+    let e = epoch(f, p).as_secs_f64();
+    let gap = f.last_packet.map(|t| now.saturating_sub(t).as_secs_f64());
+    if gap.is_none_or(|g| g >= p.burst_gap * e) {
+        if let Some(prev) = f.last_burst {
+            let interval = now.saturating_sub(prev);
+            if f.epoch.is_some() && interval.as_secs_f64() <= p.burst_max * e {
+                sample(f, now, interval, p);
+            }
+        }
+        f.last_burst = Some(now);
+    }
+}
+
+/// Close every epoch that ended by `now`.
+fn roll(f: &mut FlowRecord, now: SimTime, p: &TrackerParams) {
+    let mut e = epoch(f, p);
+    if now < f.epoch_start + e {
+        return;
+    }
+    close(f, p);
+    f.epoch_start += e;
+    // Empty epochs: after a few, transitions stop changing anything but the silence length.
+    let mut steps = 0;
+    loop {
+        e = epoch(f, p);
+        if now < f.epoch_start + e {
+            return;
+        }
+        let left = (now - f.epoch_start).ps() / e.ps();
+        if steps > p.extended_after + 2 {
+            f.silent_epochs += left as u32;
+            f.epochs += left;
+            f.epoch_start += SimTime::from_ps(left * e.ps());
+            f.previous = EpochCounters::default();
+            return;
+        }
+        close(f, p);
+        f.epoch_start += e;
+        steps += 1;
+    }
+}
+
+/// End the current epoch: move the flow to its next state.
+fn close(f: &mut FlowRecord, p: &TrackerParams) {
+    let c = f.current;
+    let next = next_state(f, &c, p);
+    if c.packets() == 0 {
+        if f.silent_epochs == 0 {
+            f.before_silence = f.state;
+        }
+        f.silent_epochs += 1;
+    } else {
+        f.silent_epochs = 0;
+    }
+    f.state = next;
+    f.previous = c;
+    f.current = EpochCounters::default();
+    f.epochs += 1;
+}
+
+/// The transitions of the table in the module's documentation.
+fn next_state(f: &FlowRecord, c: &EpochCounters, p: &TrackerParams) -> FlowState {
+    use FlowState::*;
+    let s = f.state;
+    if c.dropped_retransmissions > 0 {
+        return if s == TimeoutRecovery || s == ExtendedSilence { ExtendedSilence } else { TimeoutSilence };
+    }
+    if c.packets() == 0 {
+        return match s {
+            SlowStart | Normal if f.unanswered_drops > 0 => TimeoutSilence,
+            SlowStart | Normal => Idle,
+            LossRecovery => TimeoutSilence,
+            TimeoutRecovery => ExtendedSilence,
+            TimeoutSilence if f.silent_epochs + 1 > p.extended_after => ExtendedSilence,
+            other => other,
+        };
+    }
+    match s {
+        TimeoutSilence | ExtendedSilence if c.retransmissions > 0 => TimeoutRecovery,
+        TimeoutSilence | ExtendedSilence | Idle => SlowStart,
+        SlowStart | Normal if c.drops > 0 || c.retransmissions > 0 => LossRecovery,
+        SlowStart => {
+            let grew = c.new_packets as f64 >= p.slow_start_growth * f.previous.new_packets as f64;
+            if f.previous.new_packets == 0 || grew { SlowStart } else { Normal }
+        }
+        LossRecovery if c.drops > 0 => LossRecovery,
+        LossRecovery if f.unanswered_drops == 0 && c.new_packets > 0 => Normal,
+        TimeoutRecovery if c.drops == 0 && f.unanswered_drops == 0 && c.new_packets > 0 => SlowStart,
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    fn key() -> FlowKey {
+        FlowKey { src: HostId(0), dst: HostId(1), sport: 10_000, dport: 80 }
+    }
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_ms(x)
+    }
+
+    /// A tracker that learned a 100 ms epoch from the handshake (SYN at 0, data from 100 ms).
+    fn started() -> FlowTracker {
+        let mut t = FlowTracker::new(TrackerParams { initial_epoch: ms(1000), ..Default::default() });
+        t.on_data(ms(0), key(), 0, 0, true);
+        t
+    }
+
+    /// `n` new segments at `at`, continuing the sequence.
+    fn send_new(t: &mut FlowTracker, at: SimTime, n: u32) {
+        for _ in 0..n {
+            let seq = t.get(&key()).unwrap().highest_seq;
+            t.on_data(at, key(), seq, MSS, false);
+        }
+    }
+
+    fn state(t: &mut FlowTracker, at: SimTime) -> FlowState {
+        t.advance(at);
+        t.state(&key()).unwrap()
+    }
+
+    #[test]
+    fn the_handshake_gives_the_first_epoch() {
+        let mut t = started();
+        send_new(&mut t, ms(100), 1);
+        assert_eq!(t.get(&key()).unwrap().epoch, Some(ms(100)));
+    }
+
+    #[test]
+    fn two_way_traffic_gives_the_whole_rtt() {
+        let mut t = started();
+        send_new(&mut t, ms(100), 1); // epoch 100 ms from the handshake
+        let end = t.get(&key()).unwrap().highest_seq;
+        t.on_ack(ms(130), key(), end); // 30 ms beyond the middlebox
+        send_new(&mut t, ms(180), 1); // 50 ms before it: 80 ms in all
+        let e = t.get(&key()).unwrap().epoch.unwrap().as_secs_f64();
+        assert!((e - (0.1 * 0.875 + 0.08 * 0.125)).abs() < 1e-9, "{e}");
+    }
+
+    #[test]
+    fn one_way_bursts_refine_the_epoch_but_a_timeout_gap_does_not() {
+        let mut t = started();
+        send_new(&mut t, ms(100), 2); // the handshake says 100 ms; the flow's RTT is 140 ms
+        for i in 1..=40 {
+            send_new(&mut t, ms(100 + 140 * i), 2);
+        }
+        let e = t.get(&key()).unwrap().epoch.unwrap().as_secs_f64();
+        assert!((e - 0.14).abs() < 0.002, "{e}");
+        send_new(&mut t, ms(100 + 140 * 40 + 1000), 2); // after a one-second silence
+        let after = t.get(&key()).unwrap().epoch.unwrap().as_secs_f64();
+        assert_eq!(after, e);
+    }
+
+    #[test]
+    fn slow_start_becomes_normal_when_growth_turns_linear() {
+        let mut t = started();
+        for (i, n) in [1, 2, 4, 8].into_iter().enumerate() {
+            send_new(&mut t, ms(100 + 100 * i as u64), n);
+        }
+        assert_eq!(state(&mut t, ms(499)), FlowState::SlowStart);
+        send_new(&mut t, ms(500), 9);
+        assert_eq!(state(&mut t, ms(600)), FlowState::Normal);
+    }
+
+    #[test]
+    fn a_drop_leads_to_loss_recovery_and_its_retransmission_back_to_normal() {
+        let mut t = started();
+        send_new(&mut t, ms(100), 4);
+        send_new(&mut t, ms(200), 5);
+        assert_eq!(state(&mut t, ms(300)), FlowState::Normal);
+        send_new(&mut t, ms(300), 5);
+        let lost = t.get(&key()).unwrap().highest_seq - MSS as u64;
+        t.on_drop(ms(300), key(), lost, MSS);
+        assert_eq!(state(&mut t, ms(400)), FlowState::LossRecovery);
+        t.on_data(ms(400), key(), lost, MSS, false); // the retransmission
+        send_new(&mut t, ms(400), 2);
+        assert_eq!(state(&mut t, ms(500)), FlowState::Normal);
+    }
+
+    #[test]
+    fn silence_in_recovery_is_a_timeout_that_extends_then_recovers() {
+        let mut t = started();
+        send_new(&mut t, ms(100), 2);
+        send_new(&mut t, ms(200), 2);
+        let lost = t.get(&key()).unwrap().highest_seq - MSS as u64;
+        t.on_drop(ms(200), key(), lost, MSS);
+        assert_eq!(state(&mut t, ms(300)), FlowState::LossRecovery);
+        assert_eq!(state(&mut t, ms(400)), FlowState::TimeoutSilence, "no retransmission: the timer");
+        assert_eq!(state(&mut t, ms(500)), FlowState::TimeoutSilence);
+        assert_eq!(state(&mut t, ms(600)), FlowState::ExtendedSilence, "beyond T0 = 2 epochs");
+        assert_eq!(t.get(&key()).unwrap().before_silence, FlowState::LossRecovery);
+        t.on_data(ms(650), key(), lost, MSS, false);
+        assert_eq!(state(&mut t, ms(700)), FlowState::TimeoutRecovery);
+        assert_eq!(t.get(&key()).unwrap().silent_epochs, 0);
+        send_new(&mut t, ms(700), 2);
+        assert_eq!(state(&mut t, ms(800)), FlowState::SlowStart);
+    }
+
+    #[test]
+    fn a_dropped_retransmission_means_a_timeout_and_again_a_longer_one() {
+        let mut t = started();
+        send_new(&mut t, ms(100), 3);
+        let lost = t.get(&key()).unwrap().highest_seq - MSS as u64;
+        t.on_drop(ms(100), key(), lost, MSS);
+        assert_eq!(state(&mut t, ms(200)), FlowState::LossRecovery);
+        t.on_data(ms(200), key(), lost, MSS, false);
+        t.on_drop(ms(200), key(), lost, MSS);
+        assert_eq!(t.get(&key()).unwrap().current.dropped_retransmissions, 1);
+        assert_eq!(state(&mut t, ms(300)), FlowState::TimeoutSilence);
+        t.on_data(ms(450), key(), lost, MSS, false);
+        assert_eq!(state(&mut t, ms(500)), FlowState::TimeoutRecovery);
+        t.on_data(ms(500), key(), lost, MSS, false);
+        t.on_drop(ms(500), key(), lost, MSS);
+        assert_eq!(state(&mut t, ms(600)), FlowState::ExtendedSilence, "a repeated timeout");
+    }
+
+    #[test]
+    fn silence_without_unanswered_drops_is_idle_and_ends_in_slow_start() {
+        let mut t = started();
+        send_new(&mut t, ms(100), 3);
+        send_new(&mut t, ms(200), 3);
+        assert_eq!(state(&mut t, ms(300)), FlowState::Normal);
+        assert_eq!(state(&mut t, ms(400)), FlowState::Idle);
+        assert_eq!(state(&mut t, ms(5_000)), FlowState::Idle);
+        assert!(t.get(&key()).unwrap().silent_epochs >= 40);
+        send_new(&mut t, ms(5_000), 2);
+        assert_eq!(state(&mut t, ms(5_100)), FlowState::SlowStart);
+    }
+
+    #[test]
+    fn retransmissions_without_drops_here_mean_losses_elsewhere() {
+        let mut t = started();
+        send_new(&mut t, ms(100), 3);
+        send_new(&mut t, ms(200), 3);
+        let old = t.get(&key()).unwrap().highest_seq - 2 * MSS as u64;
+        t.on_data(ms(300), key(), old, MSS, false);
+        assert_eq!(state(&mut t, ms(400)), FlowState::LossRecovery);
+    }
+}
