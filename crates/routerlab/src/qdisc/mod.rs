@@ -32,6 +32,7 @@ pub use sfq::{Sfq, SfqParams};
 
 use crate::ids::PacketId;
 use crate::mechanisms::cp::{CpParams, CpQueue};
+use crate::mechanisms::taq::{TaqParams, TaqQueue};
 use crate::net::packet::PacketPool;
 use crate::rng::SimRng;
 use crate::units::{Rate, SimTime};
@@ -184,6 +185,8 @@ pub enum AnyQdisc {
     FqCodel(FqCodel),
     /// CP's drop processing around a data queue (`mechanisms::cp`).
     Cp(Box<CpQueue>),
+    /// TAQ's multi-level queue (`mechanisms::taq`).
+    Taq(Box<TaqQueue>),
     Custom(Box<dyn Qdisc + Send + Sync>),
 }
 
@@ -195,6 +198,7 @@ macro_rules! dispatch {
             AnyQdisc::Sfq($q) => $e,
             AnyQdisc::FqCodel($q) => $e,
             AnyQdisc::Cp($q) => $e,
+            AnyQdisc::Taq($q) => $e,
             AnyQdisc::Custom($q) => $e,
         }
     };
@@ -256,6 +260,7 @@ impl AnyQdisc {
             AnyQdisc::Sfq(_) => "sfq",
             AnyQdisc::FqCodel(_) => "fq_codel",
             AnyQdisc::Cp(_) => "cp",
+            AnyQdisc::Taq(_) => "taq",
             AnyQdisc::Custom(_) => "custom",
         }
     }
@@ -270,6 +275,8 @@ pub enum QueueSpec {
     FqCodel(FqCodelParams),
     /// CP around a data queue (drop-tail or RED).
     Cp(Box<QueueSpec>, CpParams),
+    /// TAQ's multi-level queue.
+    Taq(TaqParams),
 }
 
 impl QueueSpec {
@@ -282,6 +289,7 @@ impl QueueSpec {
             QueueSpec::Sfq(p) => AnyQdisc::Sfq(Sfq::new(*p, rng)),
             QueueSpec::FqCodel(p) => AnyQdisc::FqCodel(FqCodel::new(*p, rng)),
             QueueSpec::Cp(data, p) => AnyQdisc::Cp(Box::new(CpQueue::new(data.build(rng, rate), *p, rate))),
+            QueueSpec::Taq(p) => AnyQdisc::Taq(Box::new(TaqQueue::new(*p, rate))),
         }
     }
 
@@ -292,6 +300,7 @@ impl QueueSpec {
             QueueSpec::Sfq(_) => "sfq",
             QueueSpec::FqCodel(_) => "fq_codel",
             QueueSpec::Cp(..) => "cp",
+            QueueSpec::Taq(_) => "taq",
         }
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::schema::{
     Cc, ConnectMode, CubicCc, DctcpCc, DupAckFilterName, ForwardingName, Link, LinkState, PermutationPattern,
-    Queue, Topology, Transport, Workload,
+    Queue, TaqDropName, Topology, Transport, Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Threshold};
 use super::{Scenario, ScenarioError};
@@ -16,6 +16,7 @@ use crate::ids::{ConnId, HostId, NodeId, PortId};
 use crate::mechanisms::cp::CpParams;
 use crate::mechanisms::plts::spray::RrScope;
 use crate::mechanisms::plts::{FilterKind, FilterParams};
+use crate::mechanisms::taq::{TaqDrop, TaqParams};
 use crate::net::forwarding::ForwardingPolicy;
 use crate::net::{DirSpec, Network, NodeKind, TopologySpec};
 use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
@@ -333,6 +334,32 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 params.overload_window = w.0;
             }
             QueueSpec::Cp(Box::new(data), params)
+        }
+        Queue::Taq(t) => {
+            let mut params = TaqParams { limit: t.limit.0, ..TaqParams::default() };
+            for (key, value, field) in [
+                ("recovery_share", t.recovery_share, &mut params.recovery_share),
+                ("newflow_share", t.newflow_share, &mut params.newflow_share),
+            ] {
+                if let Some(x) = value {
+                    if !(x > 0.0 && x <= 1.0) {
+                        p.at(format!("{path}.{key}"), format!("{x} is not a share in (0, 1]"));
+                    }
+                    *field = x;
+                }
+            }
+            params.overpenalized_drops = t.overpenalized_drops.unwrap_or(params.overpenalized_drops);
+            params.drop = match t.drop {
+                Some(TaqDropName::Tail) => TaqDrop::Tail,
+                Some(TaqDropName::PushOut) | None => TaqDrop::PushOut,
+            };
+            if let Some(r) = t.fair_share_refresh {
+                params.fair_share_refresh = r.0;
+            }
+            if let Some(e) = t.initial_epoch {
+                params.tracker.initial_epoch = e.0;
+            }
+            QueueSpec::Taq(params)
         }
     }
 }

@@ -214,11 +214,42 @@ pub enum Queue {
     Sfq(SfqQueue),
     FqCodel(FqCodelQueue),
     Cp(CpQueue),
+    Taq(TaqQueue),
 }
 
 tagged_enum!(Queue, "queue", {
     "droptail" => DropTail, "red" => Red, "sfq" => Sfq, "fq_codel" => FqCodel, "cp" => Cp,
+    "taq" => Taq,
 });
+
+/// TAQ's multi-level queue (`mechanisms::taq::queue`).
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TaqQueue {
+    pub limit: Limit,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_share: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newflow_share: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overpenalized_drops: Option<u32>,
+    /// "push-out" (the default) or "tail".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop: Option<TaqDropName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fair_share_refresh: Option<PositiveDuration>,
+    /// The tracker's epoch before any sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_epoch: Option<PositiveDuration>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaqDropName {
+    #[serde(rename = "push-out")]
+    PushOut,
+    #[serde(rename = "tail")]
+    Tail,
+}
 
 /// CP's drop processing around a data queue.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]

@@ -451,3 +451,22 @@ fn mptcp_keys_are_checked() {
     let m = sc.workload_transports[0].tcp_config().mptcp.expect("MPTCP on");
     assert_eq!((m.subflows, m.coupled), (8, true));
 }
+
+#[test]
+fn taq_queue_keys_are_checked() {
+    let taq = |keys: &str| {
+        GOOD.replace(
+            r#"queue = { kind = "droptail", limit = "100pkts" }"#,
+            &format!(r#"queue = {{ kind = "taq", limit = "50pkts"{keys} }}"#),
+        )
+    };
+    assert!(errors(&taq("")).is_empty());
+    assert_eq!(
+        first_error(&taq(", recovery_share = 1.5")),
+        "topology.bottleneck.queue.recovery_share: 1.5 is not a share in (0, 1]"
+    );
+    assert!(
+        first_error(&taq(", drop = \"head\""))
+            .starts_with("topology.bottleneck.queue.drop: unknown variant `head`")
+    );
+}

@@ -6,7 +6,8 @@
 //! - from two-way traffic, when the middlebox sees the ACKs: the time from a data packet to the
 //!   ACK that covers it (the part of the RTT beyond the middlebox) plus the time from that ACK
 //!   to the next new data packet (the part before it), smoothed;
-//! - from the handshake: the gap between the SYN and the first data packet;
+//! - from the handshake: the gap between the SYN and the first data packet, plus the delay of
+//!   the observer's own queue (which the handshake, timed on arrival, does not see);
 //! - refined with one-way traffic by the bursts that open each epoch: a packet after a gap of
 //!   at least half an epoch starts a burst, and the time since the previous burst, if within
 //!   1.5 epochs (an ACK-clocked burst, not a timeout), is a sample.
@@ -124,6 +125,8 @@ pub struct EpochCounters {
     pub drops: u32,
     /// Retransmissions the middlebox dropped.
     pub dropped_retransmissions: u32,
+    /// Payload bytes seen (new and retransmitted).
+    pub bytes: u64,
 }
 
 impl EpochCounters {
@@ -151,6 +154,8 @@ pub struct FlowRecord {
     pub before_silence: FlowState,
     /// Epochs completed.
     pub epochs: u64,
+    /// Drops here and retransmissions seen, over the flow's life.
+    pub losses: u64,
     epoch_start: SimTime,
     syn_at: Option<SimTime>,
     last_packet: Option<SimTime>,
@@ -176,6 +181,7 @@ impl FlowRecord {
             silent_epochs: 0,
             before_silence: FlowState::SlowStart,
             epochs: 0,
+            losses: 0,
             epoch_start: now,
             syn_at: None,
             last_packet: None,
@@ -192,12 +198,15 @@ impl FlowRecord {
 #[derive(Clone, Debug, Default)]
 pub struct FlowTracker {
     pub params: TrackerParams,
+    /// The delay of the observer's own queue, if it has one: a handshake seen on arrival does
+    /// not include it, though every packet of the flow will wait it out.
+    pub local_delay: SimTime,
     flows: HashMap<FlowKey, FlowRecord>,
 }
 
 impl FlowTracker {
     pub fn new(params: TrackerParams) -> FlowTracker {
-        FlowTracker { params, flows: HashMap::new() }
+        FlowTracker { params, local_delay: SimTime::ZERO, flows: HashMap::new() }
     }
 
     /// A data-direction TCP segment passed: `seq` its first sequence number, `len` its payload.
@@ -216,10 +225,11 @@ impl FlowTracker {
         if let Some(syn_at) = f.syn_at.take()
             && f.epoch.is_none()
         {
-            sample(f, now, now.saturating_sub(syn_at), &p);
+            sample(f, now, now.saturating_sub(syn_at) + self.local_delay, &p);
         }
         let end = seq + len as u64;
         f.last_seen = Some((seq, end <= f.highest_seq));
+        f.current.bytes += len as u64;
         if end > f.highest_seq {
             f.highest_seq = end;
             f.current.new_packets += 1;
@@ -232,6 +242,7 @@ impl FlowTracker {
             }
         } else {
             f.current.retransmissions += 1;
+            f.losses += 1;
             f.unanswered_drops = f.unanswered_drops.saturating_sub(1);
         }
         if !f.two_way {
@@ -253,13 +264,19 @@ impl FlowTracker {
         }
     }
 
-    /// The middlebox dropped a data packet of the flow that `on_data` has just seen.
-    pub fn on_drop(&mut self, now: SimTime, key: FlowKey, seq: u64, len: u32) {
+    /// Whether `on_data` counted the segment it saw last as a retransmission (None: no data
+    /// seen yet).
+    pub fn last_was_retransmission(&self, key: &FlowKey) -> Option<bool> {
+        self.flows.get(key).and_then(|f| f.last_seen.map(|(_, retx)| retx))
+    }
+
+    /// The middlebox dropped a data packet of the flow (`on_data` saw it pass): a new one or a
+    /// retransmission, as it was counted then.
+    pub fn on_drop(&mut self, now: SimTime, key: FlowKey, seq: u64, len: u32, retransmission: bool) {
         let p = self.params;
         let Some(f) = self.flows.get_mut(&key) else { return };
         roll(f, now, &p);
-        // Whether `on_data` counted it as new or as a retransmission.
-        let retransmission = f.last_seen.is_none_or(|(s, retx)| s != seq || retx);
+        f.losses += 1;
         if retransmission {
             f.current.dropped_retransmissions += 1;
         } else {
@@ -338,6 +355,9 @@ fn burst(f: &mut FlowRecord, now: SimTime, p: &TrackerParams) {
 
 /// Close every epoch that ended by `now`.
 fn roll(f: &mut FlowRecord, now: SimTime, p: &TrackerParams) {
+    if f.last_seen.is_none() {
+        return; // the handshake: epochs begin with the first data
+    }
     let mut e = epoch(f, p);
     if now < f.epoch_start + e {
         return;
@@ -444,6 +464,10 @@ mod tests {
         }
     }
 
+    fn last_retx(t: &FlowTracker) -> bool {
+        t.last_was_retransmission(&key()).unwrap()
+    }
+
     fn state(t: &mut FlowTracker, at: SimTime) -> FlowState {
         t.advance(at);
         t.state(&key()).unwrap()
@@ -500,7 +524,7 @@ mod tests {
         assert_eq!(state(&mut t, ms(300)), FlowState::Normal);
         send_new(&mut t, ms(300), 5);
         let lost = t.get(&key()).unwrap().highest_seq - MSS as u64;
-        t.on_drop(ms(300), key(), lost, MSS);
+        t.on_drop(ms(300), key(), lost, MSS, last_retx(&t));
         assert_eq!(state(&mut t, ms(400)), FlowState::LossRecovery);
         t.on_data(ms(400), key(), lost, MSS, false); // the retransmission
         send_new(&mut t, ms(400), 2);
@@ -513,7 +537,7 @@ mod tests {
         send_new(&mut t, ms(100), 2);
         send_new(&mut t, ms(200), 2);
         let lost = t.get(&key()).unwrap().highest_seq - MSS as u64;
-        t.on_drop(ms(200), key(), lost, MSS);
+        t.on_drop(ms(200), key(), lost, MSS, last_retx(&t));
         assert_eq!(state(&mut t, ms(300)), FlowState::LossRecovery);
         assert_eq!(state(&mut t, ms(400)), FlowState::TimeoutSilence, "no retransmission: the timer");
         assert_eq!(state(&mut t, ms(500)), FlowState::TimeoutSilence);
@@ -531,16 +555,16 @@ mod tests {
         let mut t = started();
         send_new(&mut t, ms(100), 3);
         let lost = t.get(&key()).unwrap().highest_seq - MSS as u64;
-        t.on_drop(ms(100), key(), lost, MSS);
+        t.on_drop(ms(100), key(), lost, MSS, last_retx(&t));
         assert_eq!(state(&mut t, ms(200)), FlowState::LossRecovery);
         t.on_data(ms(200), key(), lost, MSS, false);
-        t.on_drop(ms(200), key(), lost, MSS);
+        t.on_drop(ms(200), key(), lost, MSS, last_retx(&t));
         assert_eq!(t.get(&key()).unwrap().current.dropped_retransmissions, 1);
         assert_eq!(state(&mut t, ms(300)), FlowState::TimeoutSilence);
         t.on_data(ms(450), key(), lost, MSS, false);
         assert_eq!(state(&mut t, ms(500)), FlowState::TimeoutRecovery);
         t.on_data(ms(500), key(), lost, MSS, false);
-        t.on_drop(ms(500), key(), lost, MSS);
+        t.on_drop(ms(500), key(), lost, MSS, last_retx(&t));
         assert_eq!(state(&mut t, ms(600)), FlowState::ExtendedSilence, "a repeated timeout");
     }
 

@@ -1,0 +1,537 @@
+//! TAQ's queue: five classes in three levels (TAQ paper, §4.2), fed by the flow tracker.
+//!
+//! Every arriving TCP segment is seen by the [`FlowTracker`] and put in one class:
+//!
+//! | level | class | packets |
+//! |---|---|---|
+//! | 1 | Recovery | retransmissions; ordered by the flow's silence, longest first |
+//! | 2 | NewFlow | new data of new flows: in slow start, nothing lost yet |
+//! | 2 | OverPenalized | new data of flows with more than 2 drops here in this and the last epoch, not above the fair share |
+//! | 2 | BelowFairShare | new data of flows sending below the fair share; segments without payload |
+//! | 3 | AboveFairShare | new data of flows sending above it |
+//!
+//! Level 1 is served first, but only while it has *credit*: every transmission earns it
+//! `recovery_share` of a packet (up to a small burst), so retransmissions cannot take more than
+//! that share of the link while the other levels have packets ("capacity limited", §4.2). Level 2
+//! serves its three FIFOs in arrival order across them — OverPenalized and BelowFairShare thus
+//! share in proportion to their demand, as §4.2 asks — with NewFlow capacity-limited the same
+//! way as Recovery (`newflow_share`). Level 3 goes when the others have nothing. The scheduler
+//! is work-conserving: a class out of credit is still served when nothing else waits.
+//!
+//! The fair share is fair queuing's: the link rate over the number of active flows; a flow's
+//! rate is what it sent in its last epoch over the epoch. Active, in our reading, is every
+//! flow but the idle ones: a flow silent in a timeout has data waiting at its sender, and
+//! leaving it out (as fair queuing would, its queue being empty) inflates the share of the
+//! others exactly when TAQ is needed — most flows in timeouts.
+//!
+//! Readings and choices (the paper is silent or ambiguous; each is ours and a parameter):
+//! - the Recovery order: "the longer the silence period, the higher the priority" (§4.2 also
+//!   says "inversely proportional", which would contradict the rest of §4.1): longest first;
+//! - which packet to drop when the buffer is full: the tail of the lowest non-empty class
+//!   (AboveFairShare, then NewFlow — admission is where contention is cut —, BelowFairShare,
+//!   OverPenalized, Recovery), pushed out for the arrival unless the arrival's class is no
+//!   higher (`drop = "push-out"`); or always the arrival (`drop = "tail"`);
+//! - OverPenalized is for flows penalized *below* their fair share: a flow above it that is
+//!   dropped is not over-penalized, and protecting it would let it keep the excess (we saw a
+//!   club of flows hold the link that way while the rest timed out);
+//! - NewFlow holds flows that are new — in slow start and nothing lost yet; a flow back in
+//!   slow start after a timeout is classed by its rate like any other;
+//! - the shares: half the link for Recovery, a quarter for NewFlow;
+//! - segments without payload (SYNs, pure ACKs of reverse flows) go to BelowFairShare: they
+//!   are small and must not starve behind data.
+
+use std::collections::VecDeque;
+
+use super::tracker::{FlowKey, FlowState, FlowTracker, TrackerParams};
+use crate::ids::PacketId;
+use crate::net::packet::{PROTO_TCP, PacketPool};
+use crate::qdisc::{DropCause, Qdisc, QdiscStats, Verdict};
+use crate::units::{Rate, SimTime, Size};
+
+/// The five classes, from the lowest to the highest drop protection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TaqClass {
+    AboveFairShare = 0,
+    NewFlow = 1,
+    BelowFairShare = 2,
+    OverPenalized = 3,
+    Recovery = 4,
+}
+
+pub const CLASSES: usize = 5;
+
+impl TaqClass {
+    pub const ALL: [TaqClass; CLASSES] = [
+        TaqClass::AboveFairShare,
+        TaqClass::NewFlow,
+        TaqClass::BelowFairShare,
+        TaqClass::OverPenalized,
+        TaqClass::Recovery,
+    ];
+}
+
+/// What to drop when the buffer is full.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaqDrop {
+    /// The tail of the lowest non-empty class, if lower than the arrival's (ours, the default).
+    PushOut,
+    /// Always the arrival.
+    Tail,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TaqParams {
+    pub limit: Size,
+    /// Share of transmissions Recovery may take while others wait: 0.5 (ours).
+    pub recovery_share: f64,
+    /// Share of transmissions NewFlow may take while others wait: 0.25 (ours).
+    pub newflow_share: f64,
+    /// Credit a capacity-limited class may save up, in packets: 2 (ours).
+    pub credit_burst: f64,
+    /// A flow with more drops than this in this and the last epoch is OverPenalized: the
+    /// paper's "more than 2 packet drops".
+    pub overpenalized_drops: u32,
+    pub drop: TaqDrop,
+    /// How often the fair share (active flows) is recomputed: 10 ms (ours).
+    pub fair_share_refresh: SimTime,
+    pub tracker: TrackerParams,
+}
+
+impl Default for TaqParams {
+    fn default() -> TaqParams {
+        TaqParams {
+            limit: Size::Packets(100),
+            recovery_share: 0.5,
+            newflow_share: 0.25,
+            credit_burst: 2.0,
+            overpenalized_drops: 2,
+            drop: TaqDrop::PushOut,
+            fair_share_refresh: SimTime::from_ms(10),
+            tracker: TrackerParams::default(),
+        }
+    }
+}
+
+/// A queued packet: its arrival order (for level 2's FIFO across classes), its flow and, in
+/// Recovery, its priority.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    pkt: PacketId,
+    order: u64,
+    key: Option<FlowKey>,
+    seq: u64,
+    len: u32,
+    priority: u32,
+}
+
+#[derive(Debug)]
+pub struct TaqQueue {
+    p: TaqParams,
+    rate: Rate,
+    pub tracker: FlowTracker,
+    classes: [VecDeque<Entry>; CLASSES],
+    packets: usize,
+    bytes: u64,
+    order: u64,
+    recovery_credit: f64,
+    newflow_credit: f64,
+    active_flows: usize,
+    next_refresh: SimTime,
+    /// Packets enqueued and dropped per class.
+    pub class_enqueued: [u64; CLASSES],
+    pub class_drops: [u64; CLASSES],
+    stats: QdiscStats,
+}
+
+impl TaqQueue {
+    pub fn new(p: TaqParams, rate: Rate) -> TaqQueue {
+        TaqQueue {
+            tracker: FlowTracker::new(p.tracker),
+            classes: Default::default(),
+            packets: 0,
+            bytes: 0,
+            order: 0,
+            recovery_credit: p.credit_burst,
+            newflow_credit: p.credit_burst,
+            active_flows: 0,
+            next_refresh: SimTime::ZERO,
+            class_enqueued: [0; CLASSES],
+            class_drops: [0; CLASSES],
+            stats: QdiscStats::default(),
+            rate,
+            p,
+        }
+    }
+
+    /// The fair share, bytes per second, as last computed.
+    pub fn fair_share_bps(&self) -> f64 {
+        self.rate.bps() as f64 / self.active_flows.max(1) as f64
+    }
+
+    fn refresh(&mut self, now: SimTime) {
+        if now < self.next_refresh {
+            return;
+        }
+        self.next_refresh = now + self.p.fair_share_refresh;
+        self.tracker.advance(now);
+        self.active_flows = self.tracker.flows().filter(|(_, f)| f.state != FlowState::Idle).count();
+    }
+
+    /// Which class an arriving segment goes to (the tracker has seen it).
+    fn classify(&self, key: &FlowKey, retransmission: bool, len: u32) -> (TaqClass, u32) {
+        let Some(f) = self.tracker.get(key) else { return (TaqClass::BelowFairShare, 0) };
+        if len == 0 {
+            return (TaqClass::BelowFairShare, 0);
+        }
+        if retransmission {
+            // Longest silence first; a repeated timeout's silence outranks a first one's.
+            let rank = match f.before_silence_or_state() {
+                FlowState::ExtendedSilence => 2,
+                FlowState::TimeoutSilence | FlowState::TimeoutRecovery => 1,
+                _ => 0,
+            };
+            return (TaqClass::Recovery, rank * 1_000_000 + f.silent_epochs.min(999_999));
+        }
+        if f.state == FlowState::SlowStart && f.losses == 0 {
+            return (TaqClass::NewFlow, 0);
+        }
+        let epoch = f.epoch.unwrap_or(self.p.tracker.initial_epoch).as_secs_f64();
+        let rate_bps = f.previous.bytes as f64 * 8.0 / epoch;
+        if rate_bps >= self.fair_share_bps() {
+            (TaqClass::AboveFairShare, 0)
+        } else if f.current.drops + f.previous.drops > self.p.overpenalized_drops {
+            (TaqClass::OverPenalized, 0)
+        } else {
+            (TaqClass::BelowFairShare, 0)
+        }
+    }
+
+    fn is_full_with(&self, len: u64) -> bool {
+        match self.p.limit {
+            Size::Packets(n) => self.packets as u64 + 1 > n,
+            Size::Bytes(b) => self.bytes + len > b,
+        }
+    }
+
+    fn push(&mut self, class: TaqClass, e: Entry, len: u64) {
+        let q = &mut self.classes[class as usize];
+        if class == TaqClass::Recovery {
+            // Higher priority nearer the head; arrival order among equals.
+            let at = q.iter().position(|x| x.priority < e.priority).unwrap_or(q.len());
+            q.insert(at, e);
+        } else {
+            q.push_back(e);
+        }
+        self.packets += 1;
+        self.bytes += len;
+        self.class_enqueued[class as usize] += 1;
+    }
+
+    /// Tell the tracker about a dropped packet of class `class`.
+    fn note_drop(&mut self, now: SimTime, class: TaqClass, e: &Entry) {
+        self.class_drops[class as usize] += 1;
+        if let Some(key) = e.key
+            && e.len > 0
+        {
+            self.tracker.on_drop(now, key, e.seq, e.len, class == TaqClass::Recovery);
+        }
+    }
+
+    fn take(&mut self, class: TaqClass, pool: &PacketPool) -> Option<PacketId> {
+        let e = self.classes[class as usize].pop_front()?;
+        self.packets -= 1;
+        self.bytes -= pool.get(e.pkt).ip_len() as u64;
+        Some(e.pkt)
+    }
+}
+
+impl super::tracker::FlowRecord {
+    /// The state that describes the flow's silence: the current one if silent or recovering
+    /// from a timeout, else the one before the last silence.
+    fn before_silence_or_state(&self) -> FlowState {
+        if self.state.is_silent() || self.state == FlowState::TimeoutRecovery {
+            self.state
+        } else {
+            self.before_silence
+        }
+    }
+}
+
+impl Qdisc for TaqQueue {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Verdict {
+        self.refresh(now);
+        self.tracker.local_delay = self.rate.tx_time(self.bytes);
+        let p = pool.get_mut(pkt);
+        p.meta.enqueued_at = now;
+        let len = p.ip_len() as u64;
+        let (key, seq, payload) = if p.ip.protocol == PROTO_TCP && !p.ip.is_fragment() {
+            let key = FlowKey { src: p.ip.src, dst: p.ip.dst, sport: p.tcp.src_port, dport: p.tcp.dst_port };
+            let syn = p.tcp.flags.has(crate::net::packet::TcpFlags::SYN);
+            self.tracker.on_data(now, key, p.tcp.seq, p.tcp.payload_len, syn);
+            (Some(key), p.tcp.seq, p.tcp.payload_len)
+        } else {
+            (None, 0, 0)
+        };
+        let retransmission =
+            key.is_some_and(|k| payload > 0 && self.tracker.last_was_retransmission(&k) == Some(true));
+        let (class, priority) = match key {
+            Some(k) => self.classify(&k, retransmission, payload),
+            None => (TaqClass::AboveFairShare, 0),
+        };
+        self.order += 1;
+        let e = Entry { pkt, order: self.order, key, seq, len: payload, priority };
+        if !self.is_full_with(len) {
+            self.push(class, e, len);
+            self.stats.enqueued += 1;
+            self.stats.note_occupancy(self.packets, self.bytes);
+            return Verdict::Enqueued;
+        }
+        let lowest = TaqClass::ALL.into_iter().find(|c| !self.classes[*c as usize].is_empty());
+        match lowest {
+            Some(victim_class) if self.p.drop == TaqDrop::PushOut && victim_class < class => {
+                let victim = self.classes[victim_class as usize].pop_back().expect("non-empty");
+                self.packets -= 1;
+                self.bytes -= pool.get(victim.pkt).ip_len() as u64;
+                self.note_drop(now, victim_class, &victim);
+                self.push(class, e, len);
+                self.stats.enqueued += 1;
+                self.stats.count_drop(DropCause::PushedOut);
+                Verdict::PushedOut(victim.pkt, DropCause::PushedOut)
+            }
+            _ => {
+                self.note_drop(now, class, &e);
+                self.stats.count_drop(DropCause::Overflow);
+                Verdict::Dropped(pkt, DropCause::Overflow)
+            }
+        }
+    }
+
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        pool: &mut PacketPool,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Option<PacketId> {
+        if self.packets == 0 {
+            return None;
+        }
+        self.refresh(now);
+        let burst = self.p.credit_burst;
+        self.recovery_credit = (self.recovery_credit + self.p.recovery_share).min(burst);
+        self.newflow_credit = (self.newflow_credit + self.p.newflow_share).min(burst);
+        let nonempty = |c: TaqClass| !self.classes[c as usize].is_empty();
+        // Level 1 while it has credit.
+        if nonempty(TaqClass::Recovery) && self.recovery_credit >= 1.0 {
+            self.recovery_credit -= 1.0;
+            let pkt = self.take(TaqClass::Recovery, pool);
+            self.stats.dequeued += 1;
+            return pkt;
+        }
+        // Level 2: the oldest head among its classes (NewFlow only with credit).
+        let head = |c: TaqClass| self.classes[c as usize].front().map(|e| (e.order, c));
+        let mut level2 = [TaqClass::OverPenalized, TaqClass::BelowFairShare]
+            .into_iter()
+            .filter_map(head)
+            .chain((self.newflow_credit >= 1.0).then(|| head(TaqClass::NewFlow)).flatten())
+            .min();
+        // Then level 3, then whatever is left (work conservation).
+        if level2.is_none() {
+            level2 = [TaqClass::AboveFairShare, TaqClass::NewFlow, TaqClass::Recovery]
+                .into_iter()
+                .find(|&c| nonempty(c))
+                .map(|c| (0, c));
+        }
+        let (_, class) = level2?;
+        match class {
+            TaqClass::NewFlow => self.newflow_credit = (self.newflow_credit - 1.0).max(0.0),
+            TaqClass::Recovery => self.recovery_credit = (self.recovery_credit - 1.0).max(0.0),
+            _ => {}
+        }
+        let pkt = self.take(class, pool);
+        self.stats.dequeued += 1;
+        pkt
+    }
+
+    fn len_packets(&self) -> usize {
+        self.packets
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn stats(&self) -> QdiscStats {
+        self.stats.clone()
+    }
+
+    fn room_packets(&self) -> Option<usize> {
+        Some(match self.p.limit {
+            Size::Packets(n) => (n as usize).saturating_sub(self.packets),
+            Size::Bytes(b) => (b.saturating_sub(self.bytes) / 1500) as usize,
+        })
+    }
+
+    fn capacity_packets(&self) -> Option<usize> {
+        Some(match self.p.limit {
+            Size::Packets(n) => n as usize,
+            Size::Bytes(b) => (b / 1500) as usize,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::HostId;
+    use crate::net::packet::{IPV4_HEADER_BYTES, Ipv4Header, Packet, TcpFlags, TcpSegment};
+
+    const MSS: u32 = 1000;
+
+    fn ms(x: u64) -> SimTime {
+        SimTime::from_ms(x)
+    }
+
+    /// A segment of the flow from host `src` (port 10 000 + src) to host 99.
+    fn segment(pool: &mut PacketPool, src: u32, seq: u64, payload: u32, syn: bool) -> PacketId {
+        let flags = if syn { TcpFlags::SYN } else { TcpFlags::ACK };
+        let tcp = TcpSegment {
+            seq,
+            ack: 1,
+            flags,
+            payload_len: payload,
+            src_port: 10_000 + src as u16,
+            dst_port: 80,
+            ..Default::default()
+        };
+        let ip = Ipv4Header {
+            src: HostId(src),
+            dst: HostId(99),
+            protocol: PROTO_TCP,
+            total_len: (IPV4_HEADER_BYTES + tcp.header_len() + payload) as u16,
+            dont_fragment: true,
+            ttl: 64,
+            ..Default::default()
+        };
+        pool.alloc(Packet { ip, tcp, ..Default::default() })
+    }
+
+    fn key(src: u32) -> FlowKey {
+        FlowKey { src: HostId(src), dst: HostId(99), sport: 10_000 + src as u16, dport: 80 }
+    }
+
+    struct Bench {
+        q: TaqQueue,
+        pool: PacketPool,
+        drops: Vec<(PacketId, DropCause)>,
+    }
+
+    impl Bench {
+        fn new(p: TaqParams) -> Bench {
+            Bench { q: TaqQueue::new(p, Rate::from_mbps(1)), pool: PacketPool::new(), drops: Vec::new() }
+        }
+        fn offer(&mut self, at: SimTime, src: u32, seq: u64, payload: u32) -> (PacketId, Verdict) {
+            let pkt = segment(&mut self.pool, src, seq, payload, false);
+            (pkt, self.q.enqueue(at, pkt, &mut self.pool, &mut self.drops))
+        }
+        /// A flow that opened at 0 and sent its first segment at 100 ms (a 100 ms epoch).
+        fn open(&mut self, src: u32) {
+            let syn = segment(&mut self.pool, src, 0, 0, true);
+            self.q.enqueue(ms(0), syn, &mut self.pool, &mut self.drops);
+            self.take(ms(0));
+            self.offer(ms(100), src, 1, MSS);
+            self.take(ms(100));
+        }
+        /// The source host of the next packet out.
+        fn take(&mut self, at: SimTime) -> Option<u32> {
+            let pkt = self.q.dequeue(at, &mut self.pool, &mut self.drops)?;
+            Some(self.pool.get(pkt).ip.src.0)
+        }
+    }
+
+    #[test]
+    fn recovery_goes_first_but_within_its_share() {
+        let mut b = Bench::new(TaqParams::default());
+        b.open(1); // flow 1 retransmits, flow 2 sends new data in slow start
+        b.open(2);
+        for i in 0..20 {
+            b.offer(ms(150), 1, 1, MSS); // retransmissions of its first segment
+            b.offer(ms(150), 2, 1 + MSS as u64 * (1 + i), MSS);
+        }
+        assert_eq!(b.q.class_enqueued[TaqClass::Recovery as usize], 20);
+        assert_eq!(b.q.class_enqueued[TaqClass::NewFlow as usize], 20 + 2, "and both first segments");
+        let order: Vec<u32> = (0..20).map(|_| b.take(ms(150)).unwrap()).collect();
+        assert_eq!(order[..3], [1, 1, 1], "the saved credit first");
+        let recovery = order.iter().filter(|&&s| s == 1).count();
+        assert!((10..=12).contains(&recovery), "about half once the credit is spent: {order:?}");
+        // Work-conserving: with nothing else waiting, Recovery takes the link.
+        let rest: Vec<u32> = std::iter::from_fn(|| b.take(ms(150))).collect();
+        assert_eq!(rest.len(), 20);
+    }
+
+    #[test]
+    fn a_longer_silence_retransmits_first() {
+        let mut b = Bench::new(TaqParams::default());
+        b.open(1);
+        b.open(2);
+        // Flow 1 loses a segment here, then falls silent: timeout, then extended silence.
+        b.q.tracker.on_drop(ms(100), key(1), 1, MSS, false);
+        // Flow 2 keeps sending.
+        for t in [200, 300, 400, 500] {
+            b.offer(ms(t), 2, b.q.tracker.get(&key(2)).unwrap().highest_seq, MSS);
+            b.take(ms(t));
+        }
+        b.q.tracker.advance(ms(540));
+        assert_eq!(b.q.tracker.state(&key(1)), Some(FlowState::ExtendedSilence));
+        b.offer(ms(540), 2, 1, MSS); // flow 2 retransmits first…
+        b.offer(ms(550), 1, 1, MSS); // …flow 1, after its long silence, second
+        assert_eq!(b.take(ms(550)), Some(1));
+        assert_eq!(b.take(ms(550)), Some(2));
+    }
+
+    #[test]
+    fn new_flows_get_their_share_beside_level_two() {
+        let mut b = Bench::new(TaqParams::default());
+        b.open(2);
+        for i in 0..40 {
+            b.offer(ms(150), 3, 0, 0); // segments without payload: BelowFairShare
+            b.offer(ms(150), 2, 1 + MSS as u64 * (1 + i), MSS);
+        }
+        let order: Vec<u32> = (0..40).map(|_| b.take(ms(150)).unwrap()).collect();
+        let new = order.iter().filter(|&&s| s == 2).count();
+        assert!((10..=13).contains(&new), "a quarter, plus the saved credit: {order:?}");
+    }
+
+    #[test]
+    fn a_full_buffer_pushes_out_the_lowest_class_tail() {
+        let mut b = Bench::new(TaqParams { limit: Size::Packets(4), ..Default::default() });
+        b.open(1);
+        b.open(2);
+        b.open(3);
+        let mut sent = vec![];
+        for i in 0..4 {
+            sent.push(b.offer(ms(150), 2, 1 + MSS as u64 * (1 + i), MSS).0);
+        }
+        let (_, v) = b.offer(ms(150), 1, 1, MSS); // a retransmission into a full buffer
+        assert_eq!(v, Verdict::PushedOut(sent[3], DropCause::PushedOut));
+        assert_eq!(b.q.tracker.get(&key(2)).unwrap().current.drops, 1, "the tracker knows");
+        // A new flow's segment: NewFlow, the lowest class present, so the arrival goes.
+        let (arrival, v) = b.offer(ms(150), 3, 1 + MSS as u64, MSS);
+        assert_eq!(v, Verdict::Dropped(arrival, DropCause::Overflow));
+        let mut tail =
+            Bench::new(TaqParams { limit: Size::Packets(4), drop: TaqDrop::Tail, ..Default::default() });
+        tail.open(1);
+        tail.open(2);
+        for i in 0..4 {
+            tail.offer(ms(150), 2, 1 + MSS as u64 * (1 + i), MSS);
+        }
+        let (arrival, v) = tail.offer(ms(150), 1, 1, MSS);
+        assert_eq!(v, Verdict::Dropped(arrival, DropCause::Overflow));
+        assert_eq!(tail.q.tracker.get(&key(1)).unwrap().current.dropped_retransmissions, 1);
+    }
+}
