@@ -19,7 +19,7 @@
 //! is work-conserving: a class out of credit is still served when nothing else waits.
 //!
 //! The fair share is fair queuing's: the link rate over the number of active flows; a flow's
-//! rate is what it sent in its last epoch over the epoch. Active, in our reading, is every
+//! rate is what it sent in its last epoch and the current one so far, over that time. Active, in our reading, is every
 //! flow but the idle ones: a flow silent in a timeout has data waiting at its sender, and
 //! leaving it out (as fair queuing would, its queue being empty) inflates the share of the
 //! others exactly when TAQ is needed — most flows in timeouts.
@@ -178,7 +178,7 @@ impl TaqQueue {
     }
 
     /// Which class an arriving segment goes to (the tracker has seen it).
-    fn classify(&self, key: &FlowKey, retransmission: bool, len: u32) -> (TaqClass, u32) {
+    fn classify(&self, now: SimTime, key: &FlowKey, retransmission: bool, len: u32) -> (TaqClass, u32) {
         let Some(f) = self.tracker.get(key) else { return (TaqClass::BelowFairShare, 0) };
         if len == 0 {
             return (TaqClass::BelowFairShare, 0);
@@ -195,9 +195,7 @@ impl TaqQueue {
         if f.state == FlowState::SlowStart && f.losses == 0 {
             return (TaqClass::NewFlow, 0);
         }
-        let epoch = f.epoch.unwrap_or(self.p.tracker.initial_epoch).as_secs_f64();
-        let rate_bps = f.previous.bytes as f64 * 8.0 / epoch;
-        if rate_bps >= self.fair_share_bps() {
+        if f.rate_bps(now, &self.p.tracker) >= self.fair_share_bps() {
             (TaqClass::AboveFairShare, 0)
         } else if f.current.drops + f.previous.drops > self.p.overpenalized_drops {
             (TaqClass::OverPenalized, 0)
@@ -281,7 +279,7 @@ impl Qdisc for TaqQueue {
         let retransmission =
             key.is_some_and(|k| payload > 0 && self.tracker.last_was_retransmission(&k) == Some(true));
         let (class, priority) = match key {
-            Some(k) => self.classify(&k, retransmission, payload),
+            Some(k) => self.classify(now, &k, retransmission, payload),
             None => (TaqClass::AboveFairShare, 0),
         };
         self.order += 1;

@@ -170,6 +170,13 @@ pub struct FlowRecord {
 }
 
 impl FlowRecord {
+    /// The flow's sending rate, bits per second, over the last epoch and the current one so
+    /// far (one epoch alone is too short: a small-window flow sends its window in one burst).
+    pub fn rate_bps(&self, now: SimTime, p: &TrackerParams) -> f64 {
+        let span = epoch(self, p) + now.saturating_sub(self.epoch_start);
+        (self.previous.bytes + self.current.bytes) as f64 * 8.0 / span.as_secs_f64()
+    }
+
     fn new(now: SimTime) -> FlowRecord {
         FlowRecord {
             state: FlowState::SlowStart,
