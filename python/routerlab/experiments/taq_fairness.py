@@ -1,0 +1,86 @@
+"""Analysis of taq-fairness: per queue and number of flows, the 20 s and whole-run Jain
+indices and the bottleneck's utilization, against the per-flow fair share (TAQ Fig. 2 and 8)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pyarrow as pa
+
+from . import Analysis, Run
+from .plots import errorbar, figure
+from .small_packet import bottleneck_utilization
+from .stats import mean_ci
+
+
+def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
+    c = exp["constants"]
+    # metric[name][queue][seed][n]
+    metric: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    for r in runs:
+        q, n = r.params["queue"], r.params["n"]
+        metric["jain20"][q][r.seed][n] = r.summary["jain_short_mean"]
+        metric["jain_long"][q][r.seed][n] = r.summary["jain_index"]
+        metric["utilization"][q][r.seed][n] = bottleneck_utilization(r)
+    queues = [q for q in exp["grid"]["queue"] if q in metric["jain20"]]
+    seeds = sorted(metric["jain20"][queues[0]])
+    ns = sorted(metric["jain20"][queues[0]][seeds[0]])
+
+    def share_bps(n: int) -> float:
+        return c["capacity_bps"] / n
+
+    def at(name, q, s, n):
+        return metric[name][q][s][n]
+
+    judged = [n for n in ns if share_bps(n) >= c["judged_share_bps"]]
+    quantities = {
+        "jain20_taq_minus_droptail_min": mean_ci(
+            min(at("jain20", "taq", s, n) - at("jain20", "droptail", s, n) for n in ns)
+            for s in seeds
+        ),
+        "jain20_taq_at_judged_shares": mean_ci(
+            sum(at("jain20", "taq", s, n) for n in judged) / len(judged) for s in seeds
+        ),
+        "utilization_taq_min": mean_ci(
+            min(at("utilization", "taq", s, n) for n in ns) for s in seeds
+        ),
+        "jain20_sfq_red_vs_droptail_at_min_share": mean_ci(
+            max(
+                abs(at("jain20", q, s, ns[-1]) - at("jain20", "droptail", s, ns[-1]))
+                for q in ("sfq", "red")
+            )
+            for s in seeds
+        ),
+    }
+
+    rows = defaultdict(list)
+    est = {}
+    for q in queues:
+        for n in ns:
+            rows["queue"].append(q)
+            rows["n"].append(n)
+            rows["fair_share_kbps"].append(share_bps(n) / 1e3)
+            for name in ("jain20", "jain_long", "utilization"):
+                e = mean_ci(at(name, q, s, n) for s in seeds)
+                est[name, q, n] = e
+                for column, value in e.columns(name).items():
+                    rows[column].append(value)
+            rows["seeds"].append(len(seeds))
+
+    def draw(ax):
+        x = [share_bps(n) / 1e3 for n in ns]
+        for q in queues:
+            errorbar(ax, x, [est["jain20", q, n] for n in ns], q)
+        ax.set_xscale("log")
+        ax.set_xticks(x, [f"{v:.3g}" for v in x])
+        ax.minorticks_off()
+        ax.set_xlabel("per-flow fair share (Kbps)")
+        ax.set_ylabel("Jain index, 20 s slices")
+        ax.set_ylim(0, 1.05)
+        ax.legend(loc="lower right")
+
+    return Analysis(
+        quantities=quantities,
+        tables={"fairness": pa.table(dict(rows))},
+        figures=[figure(draw, "jain20_vs_share", f"{exp['id']}: 1 Mbps, {ns[0]}–{ns[-1]} flows")],
+    )
