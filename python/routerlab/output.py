@@ -206,6 +206,7 @@ TIMESERIES_SCHEMA = pa.schema(
         ("rto_s", pa.float64()),
         ("in_flight_bytes", pa.uint64()),
         ("send_rate_bps", pa.float64()),
+        ("delivered_bps", pa.float64()),
         ("state", pa.string()),
     ]
 )

@@ -230,6 +230,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         t.set_item("rto_s", &ts.rto_s)?;
         t.set_item("in_flight_bytes", &ts.in_flight_bytes)?;
         t.set_item("send_rate_bps", &ts.send_rate_bps)?;
+        t.set_item("delivered_bps", &ts.delivered_bps)?;
         t.set_item("state", &ts.state)?;
         out.set_item("timeseries", t)?;
     }

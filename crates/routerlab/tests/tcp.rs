@@ -260,6 +260,11 @@ timeseries_flows = [1]
     let sent: f64 = ts.send_rate_bps.iter().map(|r| r * 0.01 / 8.0).sum();
     let total = sim.sender_socket(ConnId(1)).stats().payload_bytes_sent as f64;
     assert!(sent <= total && sent > 0.9 * total, "{sent} of {total}");
+    // And the delivered column to what the receiver got in order, which is less than was sent.
+    let got: f64 = ts.delivered_bps.iter().map(|r| r * 0.01 / 8.0).sum();
+    let delivered = sim.results().flows[1].bytes_delivered as f64;
+    assert!((got - delivered).abs() < 1.0, "{got} vs {delivered}");
+    assert!(got < sent);
     assert!(ts.state.contains(&"recovery") || ts.state.contains(&"loss"), "a 30-packet buffer overflows");
     assert!(ts.ssthresh_bytes[0].is_none(), "no reduction in the first 10 ms");
 }

@@ -659,9 +659,10 @@ impl Simulation {
                 if let Some(fs) = flow_sampler {
                     // An MPTCP connection is sampled on its first subflow.
                     fs.sample(now, |c| {
+                        let conn = &conns[c.idx()];
                         let (sender, _) =
-                            tcp_ends(&conns[c.idx()].carrier, mptcp).expect("time series cover TCP flows");
-                        &eps[sender.idx()].sock
+                            tcp_ends(&conn.carrier, mptcp).expect("time series cover TCP flows");
+                        (&eps[sender.idx()].sock, conn.delivered)
                     });
                     if now + fs.interval <= *end {
                         events.push(now + fs.interval, Event::Sample(SAMPLE_FLOWS));

@@ -1,8 +1,8 @@
 //! Periodic sampling of the senders' TCP state (opt-in: `[output] timeseries = "10ms"`).
 //!
 //! Every `interval`, one row per selected flow: the sender's cwnd, ssthresh, SRTT, RTO, bytes in
-//! flight, the rate it sent payload at since the previous sample (retransmissions included), and
-//! its loss-recovery state. Rows accumulate in columns, ready for `timeseries.parquet`.
+//! flight, the rate it sent payload at since the previous sample (retransmissions included), the
+//! rate the receiver got new data in order since then, and its loss-recovery state. Rows accumulate in columns, ready for `timeseries.parquet`.
 
 use crate::ids::ConnId;
 use crate::tcp::{State, TcpSocket};
@@ -20,6 +20,8 @@ pub struct TimeSeries {
     pub rto_s: Vec<f64>,
     pub in_flight_bytes: Vec<u64>,
     pub send_rate_bps: Vec<f64>,
+    /// New payload delivered in order to the receiver since the previous sample, as a rate.
+    pub delivered_bps: Vec<f64>,
     pub state: Vec<&'static str>,
 }
 
@@ -30,23 +32,33 @@ pub struct FlowSampler {
     /// Flows to sample (all if the scenario names none).
     pub flows: Vec<ConnId>,
     last_sent: Vec<u64>,
+    last_delivered: Vec<u64>,
     pub series: TimeSeries,
 }
 
 impl FlowSampler {
     pub fn new(interval: SimTime, flows: Vec<ConnId>) -> FlowSampler {
         let n = flows.len();
-        FlowSampler { interval, flows, last_sent: vec![0; n], series: TimeSeries::default() }
+        FlowSampler {
+            interval,
+            flows,
+            last_sent: vec![0; n],
+            last_delivered: vec![0; n],
+            series: TimeSeries::default(),
+        }
     }
 
-    /// Record one row per flow; `sender(c)` gives connection c's sending socket.
-    pub fn sample<'a>(&mut self, now: SimTime, sender: impl Fn(ConnId) -> &'a TcpSocket) {
+    /// Record one row per flow; `flow(c)` gives connection c's sending socket and the bytes its
+    /// receiver has had delivered in order.
+    pub fn sample<'a>(&mut self, now: SimTime, flow: impl Fn(ConnId) -> (&'a TcpSocket, u64)) {
         let secs = self.interval.as_secs_f64();
         for (i, &c) in self.flows.iter().enumerate() {
-            let s = sender(c);
+            let (s, delivered) = flow(c);
             let sent = s.stats().payload_bytes_sent;
             let rate = (sent - self.last_sent[i]) as f64 * 8.0 / secs;
             self.last_sent[i] = sent;
+            let delivered_rate = (delivered - self.last_delivered[i]) as f64 * 8.0 / secs;
+            self.last_delivered[i] = delivered;
             let ts = &mut self.series;
             ts.t_s.push(now.as_secs_f64());
             ts.flow_id.push(c.0);
@@ -56,6 +68,7 @@ impl FlowSampler {
             ts.rto_s.push(s.rto().as_secs_f64());
             ts.in_flight_bytes.push(s.in_flight());
             ts.send_rate_bps.push(rate);
+            ts.delivered_bps.push(delivered_rate);
             ts.state.push(state_name(s));
         }
     }
