@@ -150,6 +150,36 @@ pub enum Size {
     Bytes(u64),
 }
 
+impl Size {
+    /// The packet size a byte limit is converted at when packets are asked for.
+    pub const FULL_PACKET_BYTES: u64 = 1500;
+
+    /// Full-sized packets this size holds.
+    pub fn in_full_packets(self) -> usize {
+        match self {
+            Size::Packets(n) => n as usize,
+            Size::Bytes(b) => (b / Self::FULL_PACKET_BYTES) as usize,
+        }
+    }
+
+    /// Would a queue holding `packets` packets and `bytes` bytes exceed this limit with one more
+    /// packet of `len` bytes?
+    pub fn exceeded_by(self, packets: usize, bytes: u64, len: u64) -> bool {
+        match self {
+            Size::Packets(n) => packets as u64 + 1 > n,
+            Size::Bytes(b) => bytes + len > b,
+        }
+    }
+
+    /// Full-sized packets that still fit beside a queue of `packets` packets and `bytes` bytes.
+    pub fn room_packets(self, packets: usize, bytes: u64) -> usize {
+        match self {
+            Size::Packets(n) => (n as usize).saturating_sub(packets),
+            Size::Bytes(b) => (b.saturating_sub(bytes) / Self::FULL_PACKET_BYTES) as usize,
+        }
+    }
+}
+
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

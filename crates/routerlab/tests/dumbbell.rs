@@ -1,6 +1,9 @@
 //! Scenario-level checks of the first runnable version: a dumbbell fills its bottleneck, many
 //! flows share it fairly, and runs are deterministic.
 
+mod common;
+
+use common::run;
 use routerlab::scenario::Scenario;
 use routerlab::sim::{Results, Simulation};
 use routerlab::units::SimTime;
@@ -20,14 +23,6 @@ bottleneck = {{ rate = "100Mbps", delay = "3ms", queue = {{ kind = "droptail", l
 kind = "bulk"
 "#
     )
-}
-
-fn run(text: &str) -> (Simulation, Results) {
-    let (_, spec) = Scenario::load(text).unwrap();
-    let mut sim = Simulation::new(&spec);
-    sim.run();
-    let r = sim.results();
-    (sim, r)
 }
 
 fn bottleneck_util(r: &Results) -> f64 {

@@ -1,14 +1,13 @@
 //! MPTCP end to end: LIA's coupling on a shared bottleneck, subflows spread over ECMP paths,
 //! the stream reassembled in order.
 
-use routerlab::scenario::Scenario;
-use routerlab::sim::{Results, Simulation};
+mod common;
+
+use common::core_to_pod;
+use routerlab::sim::Results;
 
 fn run(text: &str) -> Results {
-    let (_, spec) = Scenario::load(text).unwrap_or_else(|e| panic!("{e:#?}"));
-    let mut sim = Simulation::new(&spec);
-    sim.run();
-    sim.results()
+    common::run(text).1
 }
 
 /// One MPTCP connection (8 subflows) beside one TCP flow through a 100 Mbps RED bottleneck.
@@ -56,22 +55,9 @@ fn coupled_mptcp_takes_about_one_tcp_share_of_a_shared_bottleneck() {
     assert!(mptcp > 3.0 * tcp, "uncoupled: MPTCP {mptcp:.3e} vs TCP {tcp:.3e} bps");
 }
 
-const FAT_TREE: &str = r#"
-[run]
-duration = "200ms"
-[topology]
-kind = "fat_tree"
-k = 4
-link = { rate = "1Gbps", delay = "10us", queue = { kind = "droptail", limit = "100pkts" } }
-"#;
-
-/// Packets on each core → pod-3 downlink.
-fn core_to_pod3(r: &Results) -> Vec<u64> {
-    r.links
-        .iter()
-        .filter(|l| l.link.starts_with('c') && l.link.contains("->a3_"))
-        .map(|l| l.tx_packets)
-        .collect()
+/// The shared k = 4 fat-tree, run for `duration`.
+fn fat_tree(duration: &str) -> String {
+    common::FAT_TREE.replace("300ms", duration)
 }
 
 /// The subflows' source ports are chosen so their ECMP paths differ: one connection between
@@ -81,16 +67,19 @@ fn core_to_pod3(r: &Results) -> Vec<u64> {
 #[test]
 fn subflows_take_distinct_ecmp_paths() {
     let flow = |extra: &str| {
-        format!("{FAT_TREE}[[workload]]\nkind = \"bulk\"\nsrc = [\"h0\"]\ndst = [\"h15\"]\n{extra}\n")
+        format!(
+            "{}[[workload]]\nkind = \"bulk\"\nsrc = [\"h0\"]\ndst = [\"h15\"]\n{extra}\n",
+            fat_tree("200ms")
+        )
     };
     let r = run(&flow("transport = { mptcp = true, mptcp_subflows = 4 }"));
-    let links = core_to_pod3(&r);
+    let links = core_to_pod(&r, 3);
     let total: u64 = links.iter().sum();
     assert_eq!(links.len(), 4);
     assert!(links.iter().all(|&n| n >= 2 * 10), "a subflow on every core switch: {links:?}");
     assert!(total > 10_000);
     let r = run(&flow(""));
-    assert_eq!(core_to_pod3(&r).iter().filter(|&&n| n > 0).count(), 1);
+    assert_eq!(core_to_pod(&r, 3).iter().filter(|&&n| n > 0).count(), 1);
 }
 
 /// Sized transfers over subflows that see different queues (and losses: a subflow that
@@ -101,7 +90,7 @@ fn a_sized_transfer_is_reassembled_and_completes() {
     let text = format!(
         "{}[[workload]]\nkind = \"fixed\"\nsize = \"3MB\"\nsrc = [\"h0\", \"h4\"]\ndst = [\"h15\", \"h1\"]\n\
          transport = {{ mptcp = true }}\n[[workload]]\nkind = \"permutation\"\n",
-        FAT_TREE.replace("200ms", "1s")
+        fat_tree("1s")
     );
     let r = run(&text);
     for f in r.flows.iter().filter(|f| f.protocol == "mptcp") {

@@ -1,41 +1,20 @@
 //! The network layer end to end: forwarding, failures, fragmentation, workloads, AQMs and
 //! measurements, on small scenarios.
 
+mod common;
+
+use common::{FAT_TREE, core_to_pod, run};
 use routerlab::scenario::Scenario;
 use routerlab::sim::{Results, Simulation};
 use routerlab::units::SimTime;
-
-fn run(text: &str) -> (Simulation, Results) {
-    let (_, spec) = Scenario::load(text).unwrap_or_else(|e| panic!("{e:#?}"));
-    let mut sim = Simulation::new(&spec);
-    sim.run();
-    let r = sim.results();
-    (sim, r)
-}
 
 fn link<'a>(r: &'a Results, name: &str) -> &'a routerlab::sim::LinkRow {
     r.links.iter().find(|l| l.link == name).unwrap_or_else(|| panic!("no link {name}"))
 }
 
-const FAT_TREE: &str = r#"
-[run]
-duration = "300ms"
-[topology]
-kind = "fat_tree"
-k = 4
-link = { rate = "1Gbps", delay = "10us", queue = { kind = "droptail", limit = "100pkts" } }
-"#;
-
 /// Packets carried by the core → pod-1 downlinks (`c* -> a1_*`), fewest first.
 fn core_to_pod1(r: &Results) -> Vec<u64> {
-    let mut v: Vec<u64> = r
-        .links
-        .iter()
-        .filter(|l| l.link.starts_with('c') && l.link.contains("->a1_"))
-        .map(|l| l.tx_packets)
-        .collect();
-    v.sort_unstable();
-    v
+    core_to_pod(r, 1)
 }
 
 /// How many core → pod-1 downlinks carry this run's data.

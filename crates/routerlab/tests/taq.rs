@@ -1,8 +1,9 @@
 //! TAQ end to end, in the small packet regime it was designed for (TAQ paper, §5): many
 //! long-lived flows whose fair share is about a packet per RTT.
 
-use routerlab::scenario::Scenario;
-use routerlab::sim::{Results, Simulation};
+mod common;
+
+use routerlab::sim::Results;
 
 /// 40 flows through a 1 Mbps, 200 ms RTT bottleneck with a 50-packet buffer, 460-byte
 /// segments: a fair share of about two packets per RTT.
@@ -27,10 +28,7 @@ jitter = "1s"
 fairness_slice = "20s"
 "#
     );
-    let (_, spec) = Scenario::load(&text).unwrap_or_else(|e| panic!("{e:#?}"));
-    let mut sim = Simulation::new(&spec);
-    sim.run();
-    sim.results()
+    common::run(&text).1
 }
 
 /// Flows that went without delivering anything for longer than 10 s at some point.

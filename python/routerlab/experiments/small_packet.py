@@ -30,6 +30,17 @@ def silent_fraction(run: Run) -> float:
     return sum(shares) / len(shares) if shares else math.nan
 
 
+def fair_share_axes(ax, shares_kbps: list[float]) -> None:
+    """The x axis of a fairness-vs-fair-share figure (log scale, ticks at the shares run) and a
+    y axis for indices and shares from 0 to 1."""
+    ax.set_xscale("log")
+    ax.set_xticks(shares_kbps, [f"{v:.3g}" for v in shares_kbps])
+    ax.minorticks_off()
+    ax.set_xlabel("per-flow fair share (Kbps)")
+    ax.set_ylim(0, 1.05)
+    ax.legend(loc="lower right")
+
+
 def knee(share_to_jain: dict[float, float], threshold: float = KNEE_JAIN) -> float:
     """The fair share where the index first drops below `threshold`, going from large shares to
     small, interpolated linearly in log(share); NaN if it never does."""
@@ -88,8 +99,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         for name in ("jain20", "jain_long", "utilization", "silent"):
             e = mean_ci(metric[name][s][n] for s in seeds)
             est[name, n] = e
-            for column, value in e.columns(name).items():
-                rows[column].append(value)
+            e.append_to(rows, name)
         rows["seeds"].append(len(seeds))
 
     labels = {
@@ -110,12 +120,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             linestyle=":",
             label=f"{PAPER_KNEE_PACKETS} packets per RTT (paper's knee)",
         )
-        ax.set_xscale("log")
-        ax.set_xticks(x, [f"{v:.3g}" for v in x])
-        ax.minorticks_off()
-        ax.set_xlabel("per-flow fair share (Kbps)")
-        ax.set_ylim(0, 1.05)
-        ax.legend(loc="lower right")
+        fair_share_axes(ax, x)
 
     capacity = c["capacity_bps"] / 1e6
     return Analysis(

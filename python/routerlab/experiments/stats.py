@@ -37,6 +37,11 @@ class Estimate:
         e = self.scaled(scale)
         return {name: e.mean, f"{name}_ci95_lo": e.ci_lo, f"{name}_ci95_hi": e.ci_hi}
 
+    def append_to(self, rows: dict, name: str, scale: float = 1.0) -> None:
+        """Append the estimate's columns (see `columns`) to a column table (a dict of lists)."""
+        for column, value in self.columns(name, scale).items():
+            rows[column].append(value)
+
     def as_dict(self) -> dict:
         return {
             "mean": self.mean,

@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from . import Analysis, Run
 from .plots import errorbar, figure
-from .small_packet import bottleneck_utilization
+from .small_packet import bottleneck_utilization, fair_share_axes
 from .stats import mean_ci
 
 
@@ -63,21 +63,15 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             for name in ("jain20", "jain_long", "utilization"):
                 e = mean_ci(at(name, q, s, n) for s in seeds)
                 est[name, q, n] = e
-                for column, value in e.columns(name).items():
-                    rows[column].append(value)
+                e.append_to(rows, name)
             rows["seeds"].append(len(seeds))
 
     def draw(ax):
         x = [share_bps(n) / 1e3 for n in ns]
         for q in queues:
             errorbar(ax, x, [est["jain20", q, n] for n in ns], q)
-        ax.set_xscale("log")
-        ax.set_xticks(x, [f"{v:.3g}" for v in x])
-        ax.minorticks_off()
-        ax.set_xlabel("per-flow fair share (Kbps)")
         ax.set_ylabel("Jain index, 20 s slices")
-        ax.set_ylim(0, 1.05)
-        ax.legend(loc="lower right")
+        fair_share_axes(ax, x)
 
     return Analysis(
         quantities=quantities,

@@ -66,8 +66,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         rows["users"].append(u)
         for th in THRESHOLDS_S:
             e = mean_ci(at(q, u, th))
-            for column, value in e.columns(f"share_hang_over_{th}s").items():
-                rows[column].append(value)
+            e.append_to(rows, f"share_hang_over_{th}s")
         rows["median_longest_hang_s"].append(float(np.median(np.concatenate(pooled[q, u]))))
         rows["seeds"].append(len(seeds))
 

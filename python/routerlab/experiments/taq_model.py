@@ -59,8 +59,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         models = [per[s][n][2] for s in seeds]
         rows["n"].append(n)
         for name, values in (("loss_rate", ps), ("sent0_simulated", sims), ("sent0_model", models)):
-            for column, value in mean_ci(values).columns(name).items():
-                rows[column].append(value)
+            mean_ci(values).append_to(rows, name)
         rows["seeds"].append(len(seeds))
 
     def draw(ax):

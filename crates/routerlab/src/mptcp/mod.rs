@@ -56,8 +56,6 @@ struct Mapping {
 #[derive(Debug)]
 pub struct MptcpConn {
     pub subflows: Vec<Subflow>,
-    /// Coupled congestion control (LIA); off: every subflow is an independent NewReno.
-    pub coupled: bool,
     /// Bytes the application has written.
     written: u64,
     /// Next data sequence number to hand to a subflow.
@@ -77,11 +75,10 @@ pub struct MptcpConn {
 }
 
 impl MptcpConn {
-    pub fn new(subflows: Vec<Subflow>, coupled: bool, rcv_buf: u64) -> MptcpConn {
+    pub fn new(subflows: Vec<Subflow>, rcv_buf: u64) -> MptcpConn {
         let k = subflows.len();
         MptcpConn {
             subflows,
-            coupled,
             written: 0,
             next_dsn: 0,
             rcv_buf,
@@ -186,7 +183,7 @@ mod tests {
 
     fn conn(k: usize, rcv_buf: u64) -> MptcpConn {
         let sf = |i: u32| Subflow { sender: EpId(2 * i), receiver: EpId(2 * i + 1), flow_hash: i };
-        MptcpConn::new((0..k as u32).map(sf).collect(), true, rcv_buf)
+        MptcpConn::new((0..k as u32).map(sf).collect(), rcv_buf)
     }
 
     #[test]

@@ -249,6 +249,23 @@ pub struct PacketPool {
     peak_live: usize,
 }
 
+#[cfg(test)]
+impl Packet {
+    /// For tests: `tcp` from `src` to `dst` in an IPv4 header sized to it (DF set, TTL 64).
+    pub(crate) fn tcp_for_test(src: HostId, dst: HostId, tcp: TcpSegment) -> Packet {
+        let ip = Ipv4Header {
+            src,
+            dst,
+            protocol: PROTO_TCP,
+            total_len: (IPV4_HEADER_BYTES + tcp.header_len() + tcp.payload_len) as u16,
+            dont_fragment: true,
+            ttl: 64,
+            ..Default::default()
+        };
+        Packet { ip, tcp, ..Default::default() }
+    }
+}
+
 impl PacketPool {
     pub fn new() -> PacketPool {
         PacketPool { slots: Vec::with_capacity(4096), free: Vec::with_capacity(4096), live: 0, peak_live: 0 }

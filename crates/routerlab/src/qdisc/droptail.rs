@@ -83,10 +83,7 @@ impl Qdisc for DropTail {
         self.stats.clone()
     }
     fn capacity_packets(&self) -> Option<usize> {
-        Some(match self.params.limit {
-            Size::Packets(n) => n as usize,
-            Size::Bytes(b) => (b / 1500) as usize,
-        })
+        Some(self.params.limit.in_full_packets())
     }
     fn room_packets(&self) -> Option<usize> {
         Some(self.fifo.room_packets(self.params.limit))

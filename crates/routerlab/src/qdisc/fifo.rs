@@ -54,18 +54,12 @@ impl PacketFifo {
 
     /// Would one more packet of `len` bytes make the FIFO exceed `limit`?
     pub fn would_exceed(&self, limit: Size, len: u64) -> bool {
-        match limit {
-            Size::Packets(n) => self.packets.len() as u64 + 1 > n,
-            Size::Bytes(b) => self.bytes + len > b,
-        }
+        limit.exceeded_by(self.packets.len(), self.bytes, len)
     }
 
     /// Packets of 1500 bytes that still fit under `limit`.
     pub fn room_packets(&self, limit: Size) -> usize {
-        match limit {
-            Size::Packets(n) => (n as usize).saturating_sub(self.packets.len()),
-            Size::Bytes(b) => (b.saturating_sub(self.bytes) / 1500) as usize,
-        }
+        limit.room_packets(self.packets.len(), self.bytes)
     }
 
     /// Append `pkt`, stamping its enqueue time.

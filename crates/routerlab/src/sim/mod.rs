@@ -401,32 +401,23 @@ impl Simulation {
         let mut candidate = 0u32;
         for i in 0..m.subflows {
             let port_of = |j: u32| 10_000 + ((c.0.wrapping_mul(7919).wrapping_add(j)) % 50_000) as u16;
-            let mut chosen = candidate;
-            for t in 0..PORT_TRIES {
-                let path = self.net.ecmp_path(
-                    f.src,
-                    f.dst,
-                    flow_hash(f.src, f.dst, port_of(candidate + t), dport, PROTO_TCP),
-                );
-                if !used.contains(&path) {
-                    chosen = candidate + t;
+            let hash_of = |j: u32| flow_hash(f.src, f.dst, port_of(j), dport, PROTO_TCP);
+            let chosen = (candidate..candidate + PORT_TRIES)
+                .map(|j| (j, self.net.ecmp_path(f.src, f.dst, hash_of(j))))
+                .find(|(_, path)| !used.contains(path))
+                .map_or(candidate, |(j, path)| {
                     used.push(path);
-                    break;
-                }
-            }
+                    j
+                });
             candidate = chosen + 1;
             let sport = port_of(chosen);
             let (sender, receiver) = self.add_endpoints(f, tcp, c, (sport, dport), Some((id, i)));
             if m.coupled {
                 self.eps[sender.idx()].sock.set_cc(AnyCc::Lia(Lia::default()));
             }
-            subflows.push(Subflow {
-                sender,
-                receiver,
-                flow_hash: flow_hash(f.src, f.dst, sport, dport, PROTO_TCP),
-            });
+            subflows.push(Subflow { sender, receiver, flow_hash: hash_of(chosen) });
         }
-        self.mptcp.push(MptcpConn::new(subflows, m.coupled, tcp.rcv_buf));
+        self.mptcp.push(MptcpConn::new(subflows, tcp.rcv_buf));
         Carrier::Mptcp(id)
     }
 
@@ -687,11 +678,10 @@ impl Simulation {
             // The data level takes the writes; every subflow opens at once, from the sender.
             let mc = &mut self.mptcp[m as usize];
             mc.write(conn.size.unwrap_or(u64::MAX >> 2));
-            for i in 0..mc.subflows.len() {
-                let sender = self.mptcp[m as usize].subflows[i].sender;
-                self.eps[sender.idx()].sock.connect();
-                self.service(sender);
+            for sf in &mc.subflows {
+                self.eps[sf.sender.idx()].sock.connect();
             }
+            self.service_subflows(m);
             return;
         }
         let Carrier::Tcp { sender, receiver } = conn.carrier else { return };
@@ -893,7 +883,7 @@ impl Simulation {
         let now = self.now;
         let m = s.mptcp as usize;
         if s.sender {
-            if self.mptcp[m].coupled {
+            if matches!(self.eps[ep.idx()].sock.cc(), AnyCc::Lia(_)) {
                 let coupling = lia_alpha(self.mptcp[m].subflows.iter().map(|sf| {
                     let sock = &self.eps[sf.sender.idx()].sock;
                     (sock.cwnd(), sock.srtt())
@@ -1099,7 +1089,6 @@ fn flow_hash(src: HostId, dst: HostId, sport: u16, dport: u16, proto: u8) -> u32
     ) as u32
 }
 
-#[inline]
 /// The (sender, receiver) endpoints of a TCP carrier, or of an MPTCP one's first subflow.
 fn tcp_ends(carrier: &Carrier, mptcp: &[MptcpConn]) -> Option<(EpId, EpId)> {
     match *carrier {
@@ -1109,6 +1098,7 @@ fn tcp_ends(carrier: &Carrier, mptcp: &[MptcpConn]) -> Option<(EpId, EpId)> {
     }
 }
 
+#[inline]
 fn free_dropped(p: PacketId, _cause: DropCause, pool: &mut PacketPool) {
     pool.free(p);
 }

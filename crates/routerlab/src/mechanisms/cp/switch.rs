@@ -288,21 +288,15 @@ impl Qdisc for CpQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Ipv4Header, TcpSegment};
+    use crate::ids::HostId;
+    use crate::net::packet::TcpSegment;
     use crate::qdisc::{DropTail, DropTailParams};
     use crate::units::Size;
 
     fn data_packet(pool: &mut PacketPool, seq: u64, payload: u32) -> PacketId {
         let tcp =
             TcpSegment { seq, ack: 1, payload_len: payload, src_port: 7, dst_port: 9, ..Default::default() };
-        let ip = Ipv4Header {
-            protocol: PROTO_TCP,
-            total_len: (IPV4_HEADER_BYTES + tcp.header_len() + payload) as u16,
-            dont_fragment: true,
-            ttl: 64,
-            ..Default::default()
-        };
-        pool.alloc(Packet { ip, tcp, ..Default::default() })
+        pool.alloc(Packet::tcp_for_test(HostId::default(), HostId::default(), tcp))
     }
 
     fn cp_droptail(limit: u64, header_buffer_bytes: u64) -> CpQueue {

@@ -185,7 +185,7 @@ impl TaqQueue {
         }
         if retransmission {
             // Longest silence first; a repeated timeout's silence outranks a first one's.
-            let rank = match f.before_silence_or_state() {
+            let rank = match f.silence_state() {
                 FlowState::ExtendedSilence => 2,
                 FlowState::TimeoutSilence | FlowState::TimeoutRecovery => 1,
                 _ => 0,
@@ -201,13 +201,6 @@ impl TaqQueue {
             (TaqClass::OverPenalized, 0)
         } else {
             (TaqClass::BelowFairShare, 0)
-        }
-    }
-
-    fn is_full_with(&self, len: u64) -> bool {
-        match self.p.limit {
-            Size::Packets(n) => self.packets as u64 + 1 > n,
-            Size::Bytes(b) => self.bytes + len > b,
         }
     }
 
@@ -243,18 +236,6 @@ impl TaqQueue {
     }
 }
 
-impl super::tracker::FlowRecord {
-    /// The state that describes the flow's silence: the current one if silent or recovering
-    /// from a timeout, else the one before the last silence.
-    fn before_silence_or_state(&self) -> FlowState {
-        if self.state.is_silent() || self.state == FlowState::TimeoutRecovery {
-            self.state
-        } else {
-            self.before_silence
-        }
-    }
-}
-
 impl Qdisc for TaqQueue {
     fn enqueue(
         &mut self,
@@ -284,7 +265,7 @@ impl Qdisc for TaqQueue {
         };
         self.order += 1;
         let e = Entry { pkt, order: self.order, key, seq, len: payload, priority };
-        if !self.is_full_with(len) {
+        if !self.p.limit.exceeded_by(self.packets, self.bytes, len) {
             self.push(class, e, len);
             self.stats.enqueued += 1;
             self.stats.note_occupancy(self.packets, self.bytes);
@@ -333,19 +314,19 @@ impl Qdisc for TaqQueue {
         }
         // Level 2: the oldest head among its classes (NewFlow only with credit).
         let head = |c: TaqClass| self.classes[c as usize].front().map(|e| (e.order, c));
-        let mut level2 = [TaqClass::OverPenalized, TaqClass::BelowFairShare]
+        let mut pick = [TaqClass::OverPenalized, TaqClass::BelowFairShare]
             .into_iter()
             .filter_map(head)
             .chain((self.newflow_credit >= 1.0).then(|| head(TaqClass::NewFlow)).flatten())
             .min();
         // Then level 3, then whatever is left (work conservation).
-        if level2.is_none() {
-            level2 = [TaqClass::AboveFairShare, TaqClass::NewFlow, TaqClass::Recovery]
+        if pick.is_none() {
+            pick = [TaqClass::AboveFairShare, TaqClass::NewFlow, TaqClass::Recovery]
                 .into_iter()
                 .find(|&c| nonempty(c))
                 .map(|c| (0, c));
         }
-        let (_, class) = level2?;
+        let (_, class) = pick?;
         match class {
             TaqClass::NewFlow => self.newflow_credit = (self.newflow_credit - 1.0).max(0.0),
             TaqClass::Recovery => self.recovery_credit = (self.recovery_credit - 1.0).max(0.0),
@@ -369,17 +350,11 @@ impl Qdisc for TaqQueue {
     }
 
     fn room_packets(&self) -> Option<usize> {
-        Some(match self.p.limit {
-            Size::Packets(n) => (n as usize).saturating_sub(self.packets),
-            Size::Bytes(b) => (b.saturating_sub(self.bytes) / 1500) as usize,
-        })
+        Some(self.p.limit.room_packets(self.packets, self.bytes))
     }
 
     fn capacity_packets(&self) -> Option<usize> {
-        Some(match self.p.limit {
-            Size::Packets(n) => n as usize,
-            Size::Bytes(b) => (b / 1500) as usize,
-        })
+        Some(self.p.limit.in_full_packets())
     }
 }
 
@@ -387,7 +362,7 @@ impl Qdisc for TaqQueue {
 mod tests {
     use super::*;
     use crate::ids::HostId;
-    use crate::net::packet::{IPV4_HEADER_BYTES, Ipv4Header, Packet, TcpFlags, TcpSegment};
+    use crate::net::packet::{Packet, TcpFlags, TcpSegment};
 
     const MSS: u32 = 1000;
 
@@ -407,16 +382,7 @@ mod tests {
             dst_port: 80,
             ..Default::default()
         };
-        let ip = Ipv4Header {
-            src: HostId(src),
-            dst: HostId(99),
-            protocol: PROTO_TCP,
-            total_len: (IPV4_HEADER_BYTES + tcp.header_len() + payload) as u16,
-            dont_fragment: true,
-            ttl: 64,
-            ..Default::default()
-        };
-        pool.alloc(Packet { ip, tcp, ..Default::default() })
+        pool.alloc(Packet::tcp_for_test(HostId(src), HostId(99), tcp))
     }
 
     fn key(src: u32) -> FlowKey {

@@ -170,6 +170,16 @@ pub struct FlowRecord {
 }
 
 impl FlowRecord {
+    /// The state that describes the flow's silence: the current one if silent or recovering
+    /// from a timeout, else the one before its last silence.
+    pub fn silence_state(&self) -> FlowState {
+        if self.state.is_silent() || self.state == FlowState::TimeoutRecovery {
+            self.state
+        } else {
+            self.before_silence
+        }
+    }
+
     /// The flow's sending rate, bits per second, over the last epoch and the current one so
     /// far (one epoch alone is too short: a small-window flow sends its window in one burst).
     pub fn rate_bps(&self, now: SimTime, p: &TrackerParams) -> f64 {

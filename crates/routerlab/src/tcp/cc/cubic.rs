@@ -153,18 +153,7 @@ mod tests {
     use super::*;
 
     fn ack(now: SimTime, bytes: u64) -> AckSample {
-        AckSample {
-            now,
-            acked_bytes: bytes,
-            rtt: None,
-            srtt: Some(SimTime::from_ms(100)),
-            min_rtt: None,
-            in_flight: 0,
-            cwnd_limited: true,
-            ece: false,
-            snd_una: 0,
-            snd_nxt: 0,
-        }
+        AckSample { now, srtt: Some(SimTime::from_ms(100)), ..AckSample::of_bytes(bytes) }
     }
 
     #[test]

@@ -96,18 +96,7 @@ mod tests {
     use super::*;
 
     fn ack(bytes: u64, ece: bool, una: u64, nxt: u64) -> AckSample {
-        AckSample {
-            now: SimTime::ZERO,
-            acked_bytes: bytes,
-            rtt: None,
-            srtt: None,
-            min_rtt: None,
-            in_flight: 0,
-            cwnd_limited: true,
-            ece,
-            snd_una: una,
-            snd_nxt: nxt,
-        }
+        AckSample { ece, snd_una: una, snd_nxt: nxt, ..AckSample::of_bytes(bytes) }
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! subflow's controller ([`Lia::set_coupling`]) before the subflow takes an ACK, so no
 //! controller reaches into another's state.
 
-use super::newreno::half_flight;
+use super::newreno::{half_flight, slow_start};
 use super::{AckSample, CongestionControl, Window};
 use crate::units::SimTime;
 
@@ -37,16 +37,14 @@ pub struct Lia {
 /// an RTT sample yet are left out. None when no subflow has one.
 pub fn lia_alpha(subflows: impl IntoIterator<Item = (u64, Option<SimTime>)>) -> Option<LiaCoupling> {
     let (mut total, mut best, mut sum) = (0u64, 0f64, 0f64);
-    let mut any = false;
     for (cwnd, rtt) in subflows {
         total += cwnd;
         let Some(rtt) = rtt.filter(|r| *r > SimTime::ZERO) else { continue };
         let r = rtt.as_secs_f64();
         best = best.max(cwnd as f64 / (r * r));
         sum += cwnd as f64 / r;
-        any = true;
     }
-    (any && sum > 0.0).then(|| LiaCoupling { alpha: total as f64 * best / (sum * sum), cwnd_total: total })
+    (sum > 0.0).then(|| LiaCoupling { alpha: total as f64 * best / (sum * sum), cwnd_total: total })
 }
 
 impl Lia {
@@ -65,12 +63,7 @@ impl CongestionControl for Lia {
         if !ack.cwnd_limited {
             return;
         }
-        let mut acked = ack.acked_bytes;
-        if w.cwnd < w.ssthresh {
-            let grow = acked.min(w.ssthresh - w.cwnd);
-            w.cwnd += grow;
-            acked -= grow;
-        }
+        let acked = slow_start(w, ack.acked_bytes);
         if acked == 0 {
             return;
         }
@@ -98,18 +91,7 @@ mod tests {
     use super::*;
 
     fn ack(bytes: u64) -> AckSample {
-        AckSample {
-            now: SimTime::ZERO,
-            acked_bytes: bytes,
-            rtt: None,
-            srtt: None,
-            min_rtt: None,
-            in_flight: 0,
-            cwnd_limited: true,
-            ece: false,
-            snd_una: 0,
-            snd_nxt: 0,
-        }
+        AckSample::of_bytes(bytes)
     }
 
     #[test]

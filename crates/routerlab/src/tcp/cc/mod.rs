@@ -61,6 +61,26 @@ pub struct AckSample {
     pub snd_nxt: u64,
 }
 
+#[cfg(test)]
+impl AckSample {
+    /// For controller tests: an ACK of `bytes` at time zero, window-limited, no RTT sample, no
+    /// ECE; change what a test needs with struct update syntax.
+    pub(crate) fn of_bytes(bytes: u64) -> AckSample {
+        AckSample {
+            now: SimTime::ZERO,
+            acked_bytes: bytes,
+            rtt: None,
+            srtt: None,
+            min_rtt: None,
+            in_flight: 0,
+            cwnd_limited: true,
+            ece: false,
+            snd_una: 0,
+            snd_nxt: 0,
+        }
+    }
+}
+
 /// A congestion controller. All hooks have defaults except the two that define an algorithm.
 pub trait CongestionControl {
     /// Short name for traces and results.

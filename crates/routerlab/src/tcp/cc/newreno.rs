@@ -19,15 +19,11 @@ pub struct NewReno {
 }
 
 /// Slow start then avoidance on `acked` bytes; shared with controllers that reuse Reno growth.
-pub(crate) fn reno_increase(w: &mut Window, acked_acc: &mut u64, mut acked: u64) {
-    if w.cwnd < w.ssthresh {
-        let room = w.ssthresh - w.cwnd;
-        let grow = acked.min(room);
-        w.cwnd += grow;
-        acked -= grow;
-        if acked == 0 {
-            return;
-        }
+pub(crate) fn reno_increase(w: &mut Window, acked_acc: &mut u64, acked: u64) {
+    let in_slow_start = w.in_slow_start();
+    let acked = slow_start(w, acked);
+    if in_slow_start && acked == 0 {
+        return;
     }
     *acked_acc += acked;
     if *acked_acc >= w.cwnd {
@@ -35,6 +31,16 @@ pub(crate) fn reno_increase(w: &mut Window, acked_acc: &mut u64, mut acked: u64)
         *acked_acc -= steps * w.cwnd;
         w.cwnd += steps * w.mss;
     }
+}
+
+/// Slow start on `acked` bytes, up to ssthresh; returns the bytes left over for avoidance.
+pub(crate) fn slow_start(w: &mut Window, acked: u64) -> u64 {
+    if w.cwnd >= w.ssthresh {
+        return acked;
+    }
+    let grow = acked.min(w.ssthresh - w.cwnd);
+    w.cwnd += grow;
+    acked - grow
 }
 
 /// RFC 5681 eq. 4.
@@ -64,18 +70,7 @@ mod tests {
     use super::*;
 
     fn ack(bytes: u64) -> AckSample {
-        AckSample {
-            now: SimTime::ZERO,
-            acked_bytes: bytes,
-            rtt: None,
-            srtt: None,
-            min_rtt: None,
-            in_flight: 0,
-            cwnd_limited: true,
-            ece: false,
-            snd_una: 0,
-            snd_nxt: 0,
-        }
+        AckSample::of_bytes(bytes)
     }
 
     #[test]
