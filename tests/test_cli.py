@@ -112,6 +112,40 @@ def test_same_seed_gives_byte_identical_results(scenario: Path, tmp_path: Path):
     assert sc["seed"] == 6
 
 
+def test_flow_epochs_classify_every_flow_the_same_on_any_queue(tmp_path: Path):
+    states = {
+        "slow_start",
+        "normal",
+        "loss_recovery",
+        "timeout_silence",
+        "timeout_recovery",
+        "extended_silence",
+        "idle",
+    }
+    for queue in ('{ kind = "droptail", limit = "40pkts" }', '{ kind = "taq", limit = "40pkts" }'):
+        sc = tmp_path / "epochs.toml"
+        text = SMALL.replace('{ kind = "droptail", limit = "40pkts" }', queue)
+        sc.write_text(text + '\n[output]\nflow_epochs = ["left->right"]\n')
+        runs = [tmp_path / f"{i}" for i in range(2)]
+        for out in runs:
+            routerlab("run", str(sc), "--out", str(out), "--force", check=True)
+        data = (runs[0] / "flow_epochs.parquet").read_bytes()
+        assert data == (runs[1] / "flow_epochs.parquet").read_bytes(), "deterministic"
+        e = pq.read_table(runs[0] / "flow_epochs.parquet").to_pydict()
+        assert set(e["flow_id"]) == set(range(12)), queue
+        assert set(e["link"]) == {"left->right"}
+        assert set(e["from_state"]) | set(e["to_state"]) <= states
+        # Each flow's epochs follow one another: a row starts in the state the last one ended.
+        last: dict[int, str] = {}
+        rows = zip(e["flow_id"], e["from_state"], e["to_state"], e["end_s"], strict=True)
+        for f, a, b, t in rows:
+            assert last.get(f, a) == a, (queue, f, t)
+            last[f] = b
+        # The 30 KB flows finish and fall idle; the long ones keep sending.
+        assert all(last[f] == "idle" for f in range(6, 12)), last
+        assert sum(e["drops"]) > 0 and max(e["end_s"]) <= 3.0 + 1e-9
+
+
 def test_time_series_is_written_when_asked(tmp_path: Path):
     sc = tmp_path / "ts.toml"
     sc.write_text(SMALL + '\n[output]\ntimeseries = "100ms"\ntimeseries_flows = [0, 7]\n')

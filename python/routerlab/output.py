@@ -169,6 +169,19 @@ QUEUE_DELAY_SCHEMA = pa.schema(
     ]
 )
 
+FLOW_EPOCH_SCHEMA = pa.schema(
+    [
+        ("link", pa.string()),
+        ("flow_id", pa.uint32()),
+        ("end_s", pa.float64()),
+        ("from_state", pa.string()),
+        ("to_state", pa.string()),
+        ("packets", pa.uint32()),
+        ("drops", pa.uint32()),
+        ("epochs", pa.uint32()),
+    ]
+)
+
 # Optional tables: name in the results dict -> schema (written as NAME.parquet when present).
 OPTIONAL_TABLES = {
     "timeseries": None,  # filled in below
@@ -176,6 +189,7 @@ OPTIONAL_TABLES = {
     "fairness": FAIRNESS_SCHEMA,
     "latency": LATENCY_SCHEMA,
     "queue_delay": QUEUE_DELAY_SCHEMA,
+    "flow_epochs": FLOW_EPOCH_SCHEMA,
 }
 
 LINK_SCHEMA = pa.schema(

@@ -220,6 +220,18 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         t.set_item("count", q.iter().map(|x| x.3).collect::<Vec<_>>())?;
         out.set_item("queue_delay", t)?;
     }
+    if let Some(e) = &r.flow_epochs {
+        let t = PyDict::new(py);
+        t.set_item("link", &e.link)?;
+        t.set_item("flow_id", &e.flow_id)?;
+        t.set_item("end_s", &e.end_s)?;
+        t.set_item("from_state", &e.from_state)?;
+        t.set_item("to_state", &e.to_state)?;
+        t.set_item("packets", &e.packets)?;
+        t.set_item("drops", &e.drops)?;
+        t.set_item("epochs", &e.epochs)?;
+        out.set_item("flow_epochs", t)?;
+    }
     if let Some(ts) = &r.timeseries {
         let t = PyDict::new(py);
         t.set_item("t_s", &ts.t_s)?;

@@ -211,6 +211,9 @@ pub struct PacketMeta {
     pub unbound: bool,
     /// Measurement: latency probe index + 1 (0: not sampled), and when it was stamped.
     pub probe: u8,
+    /// Set by a port's passive flow observer on arrival: whether it counted the segment a
+    /// retransmission (read back if that port drops it).
+    pub observed_retx: bool,
     pub probe_at: SimTime,
 }
 

@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 
 use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PacketId, PortId};
+use crate::mechanisms::taq::FlowObserver;
 use crate::net::fragment::fragment_to_mtu;
 use crate::net::packet::PacketPool;
 use crate::net::stage::{PortStage, QueueView};
@@ -84,6 +85,8 @@ pub struct Port {
     /// Packets a dequeue-side stage dropped, drained by the caller.
     drops: Vec<(PacketId, DropCause)>,
     loss_rng: SimRng,
+    /// A passive flow observer (TAQ's tracker), if the scenario records flow epochs here.
+    pub observer: Option<Box<FlowObserver>>,
 }
 
 impl Port {
@@ -120,6 +123,7 @@ impl Port {
             pipe: VecDeque::new(),
             drops: Vec::new(),
             loss_rng,
+            observer: None,
             tx_memo: [(u64::MAX, SimTime::ZERO); 2],
             tx_memo_rate: rate,
             stats: PortStats::default(),
@@ -233,22 +237,29 @@ impl Port {
             return None;
         }
         self.account_queue(now);
+        if let Some(o) = &mut self.observer {
+            o.on_arrival(now, pool.get_mut(pkt));
+        }
         if self.stage.is_some() {
             let view = self.view();
             let verdict = self.stage.as_mut().unwrap().on_arrival(now, pkt, pool, &view);
             self.arm_stage_timer(now, events);
             if let Err(cause) = verdict {
+                observe_drop(&mut self.observer, now, pkt, pool);
                 dropped(pkt, cause, pool);
                 return None;
             }
         }
         match self.qdisc.enqueue(now, pkt, pool, &mut self.drops) {
             Verdict::Enqueued => {}
-            Verdict::Dropped(p, cause) => dropped(p, cause, pool),
             Verdict::Cut(_, _) => {} // the cut packet is queued; the qdisc counted the cut
-            Verdict::PushedOut(victim, cause) => dropped(victim, cause, pool),
+            Verdict::Dropped(p, cause) | Verdict::PushedOut(p, cause) => {
+                observe_drop(&mut self.observer, now, p, pool);
+                dropped(p, cause, pool);
+            }
         }
         for (p, cause) in self.drops.drain(..) {
+            observe_drop(&mut self.observer, now, p, pool);
             dropped(p, cause, pool);
         }
         if self.tx_done_pending {
@@ -312,6 +323,7 @@ impl Port {
             },
         };
         for (p, cause) in self.drops.drain(..) {
+            observe_drop(&mut self.observer, now, p, pool);
             dropped(p, cause, pool);
         }
         let p = next?;
@@ -403,5 +415,13 @@ impl Port {
         for (p, cause) in self.drops.drain(..) {
             dropped(p, cause, pool);
         }
+    }
+}
+
+/// Tell the port's flow observer, if any, that it let go of `p`.
+#[inline]
+fn observe_drop(observer: &mut Option<Box<FlowObserver>>, now: SimTime, p: PacketId, pool: &PacketPool) {
+    if let Some(o) = observer {
+        o.on_drop(now, pool.get(p));
     }
 }

@@ -16,6 +16,7 @@ use crate::ids::{ConnId, HostId, NodeId, PortId};
 use crate::mechanisms::cp::CpParams;
 use crate::mechanisms::plts::spray::RrScope;
 use crate::mechanisms::plts::{FilterKind, FilterParams};
+use crate::mechanisms::taq::admission::AdmissionParams;
 use crate::mechanisms::taq::{TaqDrop, TaqParams};
 use crate::net::forwarding::ForwardingPolicy;
 use crate::net::{DirSpec, Network, NodeKind, TopologySpec};
@@ -358,6 +359,30 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
             }
             if let Some(e) = t.initial_epoch {
                 params.tracker.initial_epoch = e.0;
+            }
+            if let Some(a) = &t.admission {
+                let mut ap = AdmissionParams::default();
+                for (key, value, field) in [
+                    ("p_thresh", a.p_thresh, &mut ap.p_thresh),
+                    ("admit_factor", a.admit_factor, &mut ap.admit_factor),
+                ] {
+                    if let Some(x) = value {
+                        if !(x > 0.0 && x <= 1.0) {
+                            p.at(format!("{path}.admission.{key}"), format!("{x} is not in (0, 1]"));
+                        }
+                        *field = x;
+                    }
+                }
+                for (value, field) in [
+                    (a.pool_gap, &mut ap.pool_gap),
+                    (a.t_wait, &mut ap.t_wait),
+                    (a.loss_window, &mut ap.loss_window),
+                ] {
+                    if let Some(d) = value {
+                        *field = d.0;
+                    }
+                }
+                params.admission = Some(ap);
             }
             QueueSpec::Taq(params)
         }
@@ -1106,6 +1131,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
         fairness_slice: out.fairness_slice.map(|s| s.0),
         latency,
         queue_delay: links(&out.queue_delay, "queue_delay", &mut p),
+        flow_epochs: links(&out.flow_epochs, "flow_epochs", &mut p),
         pcap: links(&out.pcap, "pcap", &mut p),
         pcap_snaplen: out.pcap_snaplen.max(20),
         pcap_max_packets: out.pcap_max_packets as usize,

@@ -241,6 +241,25 @@ pub struct TaqQueue {
     /// The tracker's epoch before any sample.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_epoch: Option<PositiveDuration>,
+    /// Admission control of flow pools (§4.3): on if present (`admission = {}` for the defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admission: Option<TaqAdmission>,
+}
+
+/// TAQ's admission control; every key optional (`mechanisms::taq::admission`).
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TaqAdmission {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_thresh: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admit_factor: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_gap: Option<PositiveDuration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_wait: Option<PositiveDuration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_window: Option<PositiveDuration>,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -804,6 +823,10 @@ pub struct Output {
     /// Links whose queueing-delay histogram goes into `queue_delay.parquet`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub queue_delay: Vec<String>,
+    /// Links whose flows TAQ's tracker classifies, every epoch into `flow_epochs.parquet`
+    /// (a TAQ queue's own tracker; on other queues, a passive one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flow_epochs: Vec<String>,
     /// Links to capture into `pcap/<link>.pcap`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pcap: Vec<String>,
@@ -823,6 +846,7 @@ impl Default for Output {
             queue_links: None,
             fairness_slice: None,
             queue_delay: Vec::new(),
+            flow_epochs: Vec::new(),
             pcap: Vec::new(),
             pcap_snaplen: 128,
             pcap_max_packets: 1_000_000,

@@ -469,4 +469,14 @@ fn taq_queue_keys_are_checked() {
         first_error(&taq(", drop = \"head\""))
             .starts_with("topology.bottleneck.queue.drop: unknown variant `head`")
     );
+    assert!(errors(&taq(", admission = {}")).is_empty());
+    assert!(errors(&taq(", admission = { t_wait = \"5s\", p_thresh = 0.2 }")).is_empty());
+    assert_eq!(
+        first_error(&taq(", admission = { admit_factor = 0 }")),
+        "topology.bottleneck.queue.admission.admit_factor: 0 is not in (0, 1]"
+    );
+    assert!(
+        first_error(&taq(", admission = { wait = \"5s\" }"))
+            .starts_with("topology.bottleneck.queue.admission.wait: unknown key")
+    );
 }

@@ -9,6 +9,9 @@
 //!   host) and measured when it reaches B;
 //! - **queueing delay**: a histogram of the time packets waited in a port's queue before their
 //!   transmission started (Kick-Ass's queueing-delay CDFs);
+//! - **flow epochs**: TAQ's tracker classifies the flows crossing chosen ports, epoch by epoch
+//!   (the paper's flow evolution): a TAQ queue's own tracker, or a passive observer on the port
+//!   (`mechanisms::taq::observer`);
 //! - **pcap**: packets as they finish transmission on chosen ports (`net::pcap`).
 
 use crate::ids::{ConnId, NodeId, PortId};
@@ -43,6 +46,8 @@ pub struct MeasureSpec {
     pub fairness_slice: Option<SimTime>,
     pub latency: Vec<LatencyProbeSpec>,
     pub queue_delay: Vec<PortId>,
+    /// Ports whose flows' epochs are recorded (TAQ's tracker).
+    pub flow_epochs: Vec<PortId>,
     pub pcap: Vec<PortId>,
     pub pcap_snaplen: u32,
     pub pcap_max_packets: usize,
@@ -150,6 +155,8 @@ pub(super) struct Measurements {
     pub latency_series: LatencySeries,
     /// Per port: queueing-delay histogram, if asked for.
     pub queue_delay: Vec<Option<Histogram>>,
+    /// Ports whose trackers record flow epochs.
+    pub flow_epoch_ports: Vec<PortId>,
     capture: Vec<bool>,
     captured: Vec<(PortId, SimTime, Packet)>,
     snaplen: u32,
@@ -187,6 +194,7 @@ impl Measurements {
             watched,
             latency_series: LatencySeries::default(),
             queue_delay,
+            flow_epoch_ports: spec.flow_epochs.clone(),
             capture,
             captured: Vec::new(),
             snaplen: spec.pcap_snaplen,

@@ -33,13 +33,14 @@ use std::collections::VecDeque;
 use crate::engine::{Event, EventQueue};
 use crate::host::{Ingress, ShimChain};
 use crate::ids::{ConnId, EpId, HostId, NodeId, PacketId, PortId};
+use crate::mechanisms::taq::{FlowKey, FlowObserver, TrackerParams};
 use crate::mptcp::{MptcpConn, Subflow};
 use crate::net::fragment::Reassembler;
 use crate::net::packet::{
     IPV4_HEADER_BYTES, Ipv4Header, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool, UDP_HEADER_BYTES,
 };
 use crate::net::{Network, NodeKind, TopologySpec};
-use crate::qdisc::{DropCause, Qdisc};
+use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::rng::{SimRng, StreamId, splitmix64};
 use crate::tcp::cc::{AnyCc, Lia, lia_alpha};
 use crate::tcp::{Outgoing, TcpSocket};
@@ -266,6 +267,15 @@ impl Simulation {
             egress: Vec::with_capacity(64),
             actions: Vec::new(),
         };
+        for &port in &spec.output.measure.flow_epochs {
+            match &mut sim.net.ports[port.idx()].qdisc {
+                AnyQdisc::Taq(q) => q.tracker.record_epochs(),
+                _ => {
+                    sim.net.ports[port.idx()].observer =
+                        Some(Box::new(FlowObserver::new(TrackerParams::default())))
+                }
+            }
+        }
         for f in &spec.flows {
             sim.add_connection(f, None, 0, 0);
         }
@@ -1045,6 +1055,14 @@ impl Simulation {
     /// Collect the results (tables and summary) at the current time.
     pub fn results(&self) -> Results {
         results::collect(self)
+    }
+
+    /// Every TCP endpoint's 5-tuple (as its outgoing packets carry it) and connection.
+    pub fn flow_keys(&self) -> impl Iterator<Item = (FlowKey, ConnId)> + '_ {
+        self.eps.iter().map(|e| {
+            let (sport, dport) = e.sock.ports();
+            (FlowKey { src: e.host, dst: e.peer_host, sport, dport }, e.conn)
+        })
     }
 
     /// Capture files of the ports asked for, as (link name, pcap bytes).

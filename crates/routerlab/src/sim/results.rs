@@ -22,6 +22,9 @@
 
 use super::measure::{FairnessSeries, LatencySeries, QueueSeries};
 use super::{Carrier, Simulation};
+use std::collections::HashMap;
+
+use crate::mechanisms::taq::{EpochLog, FlowKey};
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::tcp::TcpStats;
 
@@ -98,6 +101,19 @@ pub struct Summary {
 /// Queueing-delay histogram rows: (link, lower s, upper s, count).
 pub type QueueDelayRows = Vec<(String, f64, f64, u64)>;
 
+/// Closed epochs of the flows crossing a port, as its tracker saw them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowEpochRows {
+    pub link: Vec<String>,
+    pub flow_id: Vec<u32>,
+    pub end_s: Vec<f64>,
+    pub from_state: Vec<&'static str>,
+    pub to_state: Vec<&'static str>,
+    pub packets: Vec<u32>,
+    pub drops: Vec<u32>,
+    pub epochs: Vec<u32>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Results {
     pub summary: Summary,
@@ -110,6 +126,7 @@ pub struct Results {
     pub fairness: Option<FairnessSeries>,
     pub latency: Option<LatencySeries>,
     pub queue_delay: Option<QueueDelayRows>,
+    pub flow_epochs: Option<FlowEpochRows>,
 }
 
 /// Jain's fairness index, (Σx)² / (n·Σx²); 1 for an empty or all-zero set.
@@ -269,7 +286,43 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         fairness,
         latency: (!m.latency_series.t_s.is_empty()).then(|| m.latency_series.clone()),
         queue_delay: m.queue_delays().next().is_some().then_some(queue_delay),
+        flow_epochs: flow_epochs(sim),
     }
+}
+
+/// The epoch logs of the ports asked for, closed up to the end of the run. A flow is named by
+/// its connection (the tracker knows only 5-tuples; a 5-tuple no endpoint has is left out).
+fn flow_epochs(sim: &Simulation) -> Option<FlowEpochRows> {
+    let ports = &sim.measure.flow_epoch_ports;
+    if ports.is_empty() {
+        return None;
+    }
+    let conn_of: HashMap<FlowKey, u32> = sim.flow_keys().map(|(k, c)| (k, c.0)).collect();
+    let mut rows = FlowEpochRows::default();
+    for &port in ports {
+        let p = &sim.net.ports[port.idx()];
+        let mut tracker = match (&p.qdisc, &p.observer) {
+            (AnyQdisc::Taq(q), _) => q.tracker.clone(),
+            (_, Some(o)) => o.tracker.clone(),
+            _ => continue,
+        };
+        tracker.advance(sim.now);
+        // Closing order across flows follows the tracker's hash map: sort for determinism.
+        let mut log: Vec<(u32, &EpochLog)> =
+            tracker.epoch_log().iter().filter_map(|e| Some((*conn_of.get(&e.key)?, e))).collect();
+        log.sort_by_key(|(flow, e)| (*flow, e.end, e.key));
+        for (flow, e) in log {
+            rows.link.push(sim.net.port_names[port.idx()].clone());
+            rows.flow_id.push(flow);
+            rows.end_s.push(e.end.as_secs_f64());
+            rows.from_state.push(e.from.name());
+            rows.to_state.push(e.to.name());
+            rows.packets.push(e.packets);
+            rows.drops.push(e.drops);
+            rows.epochs.push(e.epochs);
+        }
+    }
+    Some(rows)
 }
 
 #[cfg(test)]

@@ -156,6 +156,11 @@ pub struct TcpSocket {
 }
 
 impl TcpSocket {
+    /// (local port, remote port).
+    pub fn ports(&self) -> (u16, u16) {
+        (self.local_port, self.remote_port)
+    }
+
     pub fn new(cfg: TcpConfig, local_port: u16, remote_port: u16) -> TcpSocket {
         let mss = cfg.mss as u64;
         TcpSocket {

@@ -42,9 +42,10 @@
 
 use std::collections::VecDeque;
 
+use super::admission::{AdmissionControl, AdmissionParams, Admit};
 use super::tracker::{FlowKey, FlowState, FlowTracker, TrackerParams};
 use crate::ids::PacketId;
-use crate::net::packet::{PROTO_TCP, PacketPool};
+use crate::net::packet::{PacketPool, TcpFlags};
 use crate::qdisc::{DropCause, Qdisc, QdiscStats, Verdict};
 use crate::units::{Rate, SimTime, Size};
 
@@ -95,6 +96,9 @@ pub struct TaqParams {
     /// How often the fair share (active flows) is recomputed: 10 ms (ours).
     pub fair_share_refresh: SimTime,
     pub tracker: TrackerParams,
+    /// Admission control of flow pools (§4.3), if on (off by default: the paper evaluates TAQ
+    /// with it only in §5.5).
+    pub admission: Option<AdmissionParams>,
 }
 
 impl Default for TaqParams {
@@ -108,6 +112,7 @@ impl Default for TaqParams {
             drop: TaqDrop::PushOut,
             fair_share_refresh: SimTime::from_ms(10),
             tracker: TrackerParams::default(),
+            admission: None,
         }
     }
 }
@@ -129,6 +134,9 @@ pub struct TaqQueue {
     p: TaqParams,
     rate: Rate,
     pub tracker: FlowTracker,
+    pub admission: Option<AdmissionControl>,
+    /// Handshake packets of flows waiting for admission, in arrival order (not in the buffer).
+    held: VecDeque<(FlowKey, PacketId)>,
     classes: [VecDeque<Entry>; CLASSES],
     packets: usize,
     bytes: u64,
@@ -147,6 +155,8 @@ impl TaqQueue {
     pub fn new(p: TaqParams, rate: Rate) -> TaqQueue {
         TaqQueue {
             tracker: FlowTracker::new(p.tracker),
+            admission: p.admission.map(AdmissionControl::new),
+            held: VecDeque::new(),
             classes: Default::default(),
             packets: 0,
             bytes: 0,
@@ -221,6 +231,9 @@ impl TaqQueue {
     /// Tell the tracker about a dropped packet of class `class`.
     fn note_drop(&mut self, now: SimTime, class: TaqClass, e: &Entry) {
         self.class_drops[class as usize] += 1;
+        if let Some(ac) = &mut self.admission {
+            ac.on_drop();
+        }
         if let Some(key) = e.key
             && e.len > 0
         {
@@ -234,28 +247,23 @@ impl TaqQueue {
         self.bytes -= pool.get(e.pkt).ip_len() as u64;
         Some(e.pkt)
     }
-}
 
-impl Qdisc for TaqQueue {
-    fn enqueue(
-        &mut self,
-        now: SimTime,
-        pkt: PacketId,
-        pool: &mut PacketPool,
-        _drops: &mut Vec<(PacketId, DropCause)>,
-    ) -> Verdict {
-        self.refresh(now);
+    /// An arrival the admission control let through (or a released one): track, classify,
+    /// queue or drop.
+    fn admit(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict {
         self.tracker.local_delay = self.rate.tx_time(self.bytes);
         let p = pool.get_mut(pkt);
         p.meta.enqueued_at = now;
         let len = p.ip_len() as u64;
-        let (key, seq, payload) = if p.ip.protocol == PROTO_TCP && !p.ip.is_fragment() {
-            let key = FlowKey { src: p.ip.src, dst: p.ip.dst, sport: p.tcp.src_port, dport: p.tcp.dst_port };
-            let syn = p.tcp.flags.has(crate::net::packet::TcpFlags::SYN);
-            self.tracker.on_data(now, key, p.tcp.seq, p.tcp.payload_len, syn);
-            (Some(key), p.tcp.seq, p.tcp.payload_len)
-        } else {
-            (None, 0, 0)
+        let (key, seq, payload) = match FlowKey::of(p) {
+            Some((key, syn)) => {
+                self.tracker.on_data(now, key, p.tcp.seq, p.tcp.payload_len, syn);
+                if p.tcp.flags.has(TcpFlags::FIN) {
+                    self.tracker.on_fin(key);
+                }
+                (Some(key), p.tcp.seq, p.tcp.payload_len)
+            }
+            None => (None, 0, 0),
         };
         let retransmission =
             key.is_some_and(|k| payload > 0 && self.tracker.last_was_retransmission(&k) == Some(true));
@@ -291,12 +299,71 @@ impl Qdisc for TaqQueue {
         }
     }
 
+    /// Let in the held packets of pools admitted by now; what finds no room is dropped.
+    fn release_admitted(
+        &mut self,
+        now: SimTime,
+        pool: &mut PacketPool,
+        drops: &mut Vec<(PacketId, DropCause)>,
+    ) {
+        let Some(ac) = &mut self.admission else { return };
+        if self.held.is_empty() {
+            return;
+        }
+        let flows = ac.release(now);
+        if flows.is_empty() {
+            return;
+        }
+        let (go, stay): (VecDeque<_>, VecDeque<_>) =
+            std::mem::take(&mut self.held).into_iter().partition(|(k, _)| flows.contains(k));
+        self.held = stay;
+        for (_, pkt) in go {
+            match self.admit(now, pkt, pool) {
+                Verdict::Dropped(p, c) | Verdict::PushedOut(p, c) => drops.push((p, c)),
+                Verdict::Enqueued | Verdict::Cut(..) => {}
+            }
+        }
+    }
+}
+
+impl Qdisc for TaqQueue {
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Verdict {
+        self.refresh(now);
+        self.release_admitted(now, pool, drops);
+        if let Some(ac) = &mut self.admission
+            && let Some((key, syn)) = FlowKey::of(pool.get(pkt))
+        {
+            let ack = pool.get(pkt).tcp.flags.has(TcpFlags::ACK);
+            match ac.on_packet(now, key, syn, ack) {
+                Admit::Pass => {}
+                Admit::Hold => {
+                    self.held.push_back((key, pkt));
+                    return Verdict::Enqueued;
+                }
+                Admit::Duplicate => {
+                    self.stats.count_drop(DropCause::Admission);
+                    return Verdict::Dropped(pkt, DropCause::Admission);
+                }
+            }
+        }
+        self.admit(now, pkt, pool)
+    }
+
     fn dequeue(
         &mut self,
         now: SimTime,
         pool: &mut PacketPool,
-        _drops: &mut Vec<(PacketId, DropCause)>,
+        drops: &mut Vec<(PacketId, DropCause)>,
     ) -> Option<PacketId> {
+        if !self.held.is_empty() {
+            self.release_admitted(now, pool, drops);
+        }
         if self.packets == 0 {
             return None;
         }
@@ -469,6 +536,46 @@ mod tests {
         let order: Vec<u32> = (0..40).map(|_| b.take(ms(150)).unwrap()).collect();
         let new = order.iter().filter(|&&s| s == 2).count();
         assert!((10..=13).contains(&new), "a quarter, plus the saved credit: {order:?}");
+    }
+
+    #[test]
+    fn a_waiting_pools_handshake_is_held_outside_the_buffer_until_t_wait() {
+        let admission = AdmissionParams { t_wait: ms(3000), ..Default::default() };
+        let mut b = Bench::new(TaqParams { admission: Some(admission), ..Default::default() });
+        b.open(1); // a flow admitted while the link was calm…
+        for i in 0..200 {
+            b.offer(ms(200), 1, 1 + MSS as u64 * (1 + i), MSS); // …floods the 100-packet buffer
+        }
+        // Host 5 answers client 99's SYN: the SYN-ACK of a new pool waits.
+        let tcp = TcpSegment {
+            flags: TcpFlags(TcpFlags::SYN.0 | TcpFlags::ACK.0),
+            src_port: 80,
+            dst_port: 7,
+            ..Default::default()
+        };
+        let syn_ack = b.pool.alloc(Packet::tcp_for_test(HostId(5), HostId(99), tcp));
+        assert_eq!(b.q.enqueue(ms(1100), syn_ack, &mut b.pool, &mut b.drops), Verdict::Enqueued);
+        assert!(!b.q.admission.as_ref().unwrap().open(), "the first second lost half");
+        assert_eq!(b.q.len_packets(), 100, "held, not queued");
+        let again = b.pool.alloc(Packet::tcp_for_test(HostId(5), HostId(99), tcp));
+        assert_eq!(
+            b.q.enqueue(ms(1200), again, &mut b.pool, &mut b.drops),
+            Verdict::Dropped(again, DropCause::Admission),
+            "its retransmission is a duplicate"
+        );
+        // Flow 1 keeps the buffer overflowing; at T_wait the SYN-ACK goes in anyway.
+        for t in [1500, 2500, 3500] {
+            let next = b.q.tracker.get(&key(1)).unwrap().highest_seq;
+            for i in 0..100 {
+                b.offer(ms(t), 1, next + MSS as u64 * i, MSS);
+            }
+            assert!(b.q.len_packets() == 100 && b.q.held.len() == 1, "still held at {t} ms");
+        }
+        while b.take(ms(3600)).is_some() {}
+        assert_eq!(b.q.held.len(), 1, "the queue drained before T_wait: still held");
+        assert_eq!(b.take(ms(4099)), None);
+        assert_eq!(b.take(ms(4100)), Some(5));
+        assert_eq!(b.q.admission.as_ref().unwrap().stats.released_by_t_wait, 1);
     }
 
     #[test]

@@ -28,6 +28,7 @@
 //! | timeout recovery | the same | slow start | §4.1, "will recover to a slow start state" |
 //! | slow start, normal | silent, drops unanswered | timeout silence | a flow that cannot recover by fast retransmit falls silent until its timer |
 //! | slow start, normal | silent, nothing unanswered | idle | the dummy state of §3.3: nothing to send |
+//! | any | silent after its FIN, nothing unanswered | idle | the sender closed: nothing to send |
 //! | loss recovery | silent | timeout silence | fast recovery keeps sending; silence means the timer |
 //! | timeout recovery | silent | extended silence | a repeated timeout (§3.3) |
 //! | timeout silence | silent beyond 2 epochs | extended silence | longer than a simple timeout (T₀ = 2 RTT, §3.1.1) |
@@ -40,6 +41,7 @@
 use std::collections::HashMap;
 
 use crate::ids::HostId;
+use crate::net::packet::{PROTO_TCP, Packet, TcpFlags};
 use crate::units::SimTime;
 
 /// A flow as the middlebox sees it: the data direction's 5-tuple (the protocol is TCP).
@@ -49,6 +51,18 @@ pub struct FlowKey {
     pub dst: HostId,
     pub sport: u16,
     pub dport: u16,
+}
+
+impl FlowKey {
+    /// The key of a TCP segment that is not a fragment (fragments carry no ports), with its
+    /// SYN flag.
+    pub fn of(p: &Packet) -> Option<(FlowKey, bool)> {
+        if p.ip.protocol != PROTO_TCP || p.ip.is_fragment() {
+            return None;
+        }
+        let key = FlowKey { src: p.ip.src, dst: p.ip.dst, sport: p.tcp.src_port, dport: p.tcp.dst_port };
+        Some((key, p.tcp.flags.has(TcpFlags::SYN)))
+    }
 }
 
 /// The approximate states of Fig. 7, plus the idle state for flows with nothing to send.
@@ -167,6 +181,8 @@ pub struct FlowRecord {
     acked: Option<(SimTime, SimTime)>,
     /// The last data packet seen: its sequence number and whether it was a retransmission.
     last_seen: Option<(u64, bool)>,
+    /// The sender's FIN passed: once its drops are answered, silence means nothing to send.
+    fin_seen: bool,
 }
 
 impl FlowRecord {
@@ -207,8 +223,24 @@ impl FlowRecord {
             probe: None,
             acked: None,
             last_seen: None,
+            fin_seen: false,
         }
     }
+}
+
+/// One closed epoch (or a run of identical silent ones), for the flow-evolution record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EpochLog {
+    /// When the (last) epoch ended.
+    pub end: SimTime,
+    pub key: FlowKey,
+    pub from: FlowState,
+    pub to: FlowState,
+    /// Packets the flow sent in the epoch, and how many of them were dropped here.
+    pub packets: u32,
+    pub drops: u32,
+    /// Epochs this entry stands for (more than 1 only for a long silence, closed in one step).
+    pub epochs: u32,
 }
 
 /// Every flow seen, with its record.
@@ -219,20 +251,34 @@ pub struct FlowTracker {
     /// not include it, though every packet of the flow will wait it out.
     pub local_delay: SimTime,
     flows: HashMap<FlowKey, FlowRecord>,
+    /// Closed epochs, if asked for ([`FlowTracker::record_epochs`]).
+    log: Option<Vec<EpochLog>>,
 }
 
 impl FlowTracker {
     pub fn new(params: TrackerParams) -> FlowTracker {
-        FlowTracker { params, local_delay: SimTime::ZERO, flows: HashMap::new() }
+        FlowTracker { params, local_delay: SimTime::ZERO, flows: HashMap::new(), log: None }
+    }
+
+    /// Keep a record of every epoch closed from now on.
+    pub fn record_epochs(&mut self) {
+        self.log.get_or_insert_with(Vec::new);
+    }
+
+    /// The epochs closed so far, in the order they were closed (per flow, in time order).
+    pub fn epoch_log(&self) -> &[EpochLog] {
+        self.log.as_deref().unwrap_or(&[])
     }
 
     /// A data-direction TCP segment passed: `seq` its first sequence number, `len` its payload.
     pub fn on_data(&mut self, now: SimTime, key: FlowKey, seq: u64, len: u32, syn: bool) {
         let p = self.params;
         let f = self.flows.entry(key).or_insert_with(|| FlowRecord::new(now));
-        roll(f, now, &p);
+        roll(f, key, now, &p, &mut self.log);
         if syn {
-            f.syn_at.get_or_insert(now);
+            // The latest SYN: a retransmitted one means the earlier was lost, and the gap from
+            // it would measure the SYN timer, not the path.
+            f.syn_at = Some(now);
             f.highest_seq = f.highest_seq.max(seq + 1);
             return;
         }
@@ -268,11 +314,18 @@ impl FlowTracker {
         f.last_packet = Some(now);
     }
 
+    /// The flow's FIN passed in the data direction: the sender has nothing more to send.
+    pub fn on_fin(&mut self, key: FlowKey) {
+        if let Some(f) = self.flows.get_mut(&key) {
+            f.fin_seen = true;
+        }
+    }
+
     /// An ACK of the flow passed in the reverse direction (`key` is the data direction's).
     pub fn on_ack(&mut self, now: SimTime, key: FlowKey, ack: u64) {
         let p = self.params;
         let Some(f) = self.flows.get_mut(&key) else { return };
-        roll(f, now, &p);
+        roll(f, key, now, &p, &mut self.log);
         if let Some((end, sent)) = f.probe
             && ack >= end
         {
@@ -292,7 +345,7 @@ impl FlowTracker {
     pub fn on_drop(&mut self, now: SimTime, key: FlowKey, seq: u64, len: u32, retransmission: bool) {
         let p = self.params;
         let Some(f) = self.flows.get_mut(&key) else { return };
-        roll(f, now, &p);
+        roll(f, key, now, &p, &mut self.log);
         f.losses += 1;
         if retransmission {
             f.current.dropped_retransmissions += 1;
@@ -308,8 +361,8 @@ impl FlowTracker {
     /// Close the epochs that ended by `now` (call before reading states at a given time).
     pub fn advance(&mut self, now: SimTime) {
         let p = self.params;
-        for f in self.flows.values_mut() {
-            roll(f, now, &p);
+        for (key, f) in self.flows.iter_mut() {
+            roll(f, *key, now, &p, &mut self.log);
         }
     }
 
@@ -370,8 +423,8 @@ fn burst(f: &mut FlowRecord, now: SimTime, p: &TrackerParams) {
     }
 }
 
-/// Close every epoch that ended by `now`.
-fn roll(f: &mut FlowRecord, now: SimTime, p: &TrackerParams) {
+/// Close every epoch that ended by `now` (logging each, if `log` is kept).
+fn roll(f: &mut FlowRecord, key: FlowKey, now: SimTime, p: &TrackerParams, log: &mut Option<Vec<EpochLog>>) {
     if f.last_seen.is_none() {
         return; // the handshake: epochs begin with the first data
     }
@@ -379,7 +432,7 @@ fn roll(f: &mut FlowRecord, now: SimTime, p: &TrackerParams) {
     if now < f.epoch_start + e {
         return;
     }
-    close(f, p);
+    close(f, key, f.epoch_start + e, p, log);
     f.epoch_start += e;
     // Empty epochs: after a few, transitions stop changing anything but the silence length.
     let mut steps = 0;
@@ -394,18 +447,27 @@ fn roll(f: &mut FlowRecord, now: SimTime, p: &TrackerParams) {
             f.epochs += left;
             f.epoch_start += SimTime::from_ps(left * e.ps());
             f.previous = EpochCounters::default();
+            if let Some(log) = log {
+                let (from, to) = (f.state, f.state);
+                let epochs = left as u32;
+                log.push(EpochLog { end: f.epoch_start, key, from, to, packets: 0, drops: 0, epochs });
+            }
             return;
         }
-        close(f, p);
+        close(f, key, f.epoch_start + e, p, log);
         f.epoch_start += e;
         steps += 1;
     }
 }
 
-/// End the current epoch: move the flow to its next state.
-fn close(f: &mut FlowRecord, p: &TrackerParams) {
+/// End the current epoch (at `end`): move the flow to its next state.
+fn close(f: &mut FlowRecord, key: FlowKey, end: SimTime, p: &TrackerParams, log: &mut Option<Vec<EpochLog>>) {
     let c = f.current;
     let next = next_state(f, &c, p);
+    if let Some(log) = log {
+        let drops = c.drops + c.dropped_retransmissions;
+        log.push(EpochLog { end, key, from: f.state, to: next, packets: c.packets(), drops, epochs: 1 });
+    }
     if c.packets() == 0 {
         if f.silent_epochs == 0 {
             f.before_silence = f.state;
@@ -428,6 +490,9 @@ fn next_state(f: &FlowRecord, c: &EpochCounters, p: &TrackerParams) -> FlowState
         return if s == TimeoutRecovery || s == ExtendedSilence { ExtendedSilence } else { TimeoutSilence };
     }
     if c.packets() == 0 {
+        if f.fin_seen && f.unanswered_drops == 0 {
+            return Idle;
+        }
         return match s {
             SlowStart | Normal if f.unanswered_drops > 0 => TimeoutSilence,
             SlowStart | Normal => Idle,
@@ -494,6 +559,14 @@ mod tests {
     fn the_handshake_gives_the_first_epoch() {
         let mut t = started();
         send_new(&mut t, ms(100), 1);
+        assert_eq!(t.get(&key()).unwrap().epoch, Some(ms(100)));
+    }
+
+    #[test]
+    fn a_retransmitted_syn_times_the_handshake_from_itself() {
+        let mut t = started();
+        t.on_data(ms(1000), key(), 0, 0, true); // the first SYN was lost; its timer fired
+        send_new(&mut t, ms(1100), 1);
         assert_eq!(t.get(&key()).unwrap().epoch, Some(ms(100)));
     }
 
@@ -583,6 +656,19 @@ mod tests {
         t.on_data(ms(500), key(), lost, MSS, false);
         t.on_drop(ms(500), key(), lost, MSS, last_retx(&t));
         assert_eq!(state(&mut t, ms(600)), FlowState::ExtendedSilence, "a repeated timeout");
+    }
+
+    #[test]
+    fn a_closed_flow_silent_in_loss_recovery_is_idle_not_in_a_timeout() {
+        let mut t = started();
+        send_new(&mut t, ms(100), 2);
+        let lost = t.get(&key()).unwrap().highest_seq - MSS as u64;
+        t.on_drop(ms(100), key(), lost, MSS, last_retx(&t));
+        assert_eq!(state(&mut t, ms(200)), FlowState::LossRecovery);
+        t.on_data(ms(200), key(), lost, MSS, false); // the retransmission, then the FIN
+        t.on_fin(key());
+        assert_eq!(state(&mut t, ms(300)), FlowState::LossRecovery);
+        assert_eq!(state(&mut t, ms(400)), FlowState::Idle, "silent: closed, not a timeout");
     }
 
     #[test]

@@ -1,0 +1,83 @@
+//! A passive flow observer: TAQ's tracker on a port whatever its queue, so that flows can be
+//! classified the same way under drop-tail, SFQ, RED and TAQ (the paper's flow evolution, §5.2).
+//!
+//! The port shows it every arriving segment and every segment it lets go of (overflow, push-out,
+//! early drop); the observer changes nothing. A pushed-out segment was judged on arrival, long
+//! before: the judgement (new or retransmitted) travels with it in `meta.observed_retx`.
+
+use super::tracker::{FlowKey, FlowTracker, TrackerParams};
+use crate::net::packet::{Packet, TcpFlags};
+use crate::units::SimTime;
+
+#[derive(Debug)]
+pub struct FlowObserver {
+    pub tracker: FlowTracker,
+}
+
+impl FlowObserver {
+    /// An observer that records every closed epoch.
+    pub fn new(params: TrackerParams) -> FlowObserver {
+        let mut tracker = FlowTracker::new(params);
+        tracker.record_epochs();
+        FlowObserver { tracker }
+    }
+
+    /// A packet arrived at the port.
+    pub fn on_arrival(&mut self, now: SimTime, p: &mut Packet) {
+        let Some((key, syn)) = FlowKey::of(p) else { return };
+        self.tracker.on_data(now, key, p.tcp.seq, p.tcp.payload_len, syn);
+        if p.tcp.flags.has(TcpFlags::FIN) {
+            self.tracker.on_fin(key);
+        }
+        p.meta.observed_retx =
+            p.tcp.payload_len > 0 && self.tracker.last_was_retransmission(&key) == Some(true);
+    }
+
+    /// The port dropped a packet it had shown on arrival.
+    pub fn on_drop(&mut self, now: SimTime, p: &Packet) {
+        if let Some((key, _)) = FlowKey::of(p)
+            && p.tcp.payload_len > 0
+        {
+            self.tracker.on_drop(now, key, p.tcp.seq, p.tcp.payload_len, p.meta.observed_retx);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::HostId;
+    use crate::net::packet::TcpSegment;
+
+    fn segment(seq: u64, len: u32, syn: bool) -> Packet {
+        let flags = if syn { TcpFlags::SYN } else { TcpFlags::ACK };
+        let tcp = TcpSegment { seq, flags, payload_len: len, src_port: 1, dst_port: 2, ..Default::default() };
+        Packet::tcp_for_test(HostId(0), HostId(1), tcp)
+    }
+
+    #[test]
+    fn a_pushed_out_retransmission_counts_as_one() {
+        let mut o = FlowObserver::new(TrackerParams::default());
+        let ms = SimTime::from_ms;
+        o.on_arrival(ms(0), &mut segment(0, 0, true));
+        let mut first = segment(1, 500, false);
+        o.on_arrival(ms(100), &mut first);
+        let mut retx = segment(1, 500, false);
+        o.on_arrival(ms(150), &mut retx);
+        assert!(!first.meta.observed_retx && retx.meta.observed_retx);
+        // A newer segment arrives, then the queue pushes the retransmission out.
+        o.on_arrival(ms(160), &mut segment(501, 500, false));
+        o.on_drop(ms(170), &retx);
+        let key = FlowKey::of(&retx).unwrap().0;
+        let f = o.tracker.get(&key).unwrap();
+        assert_eq!((f.current.dropped_retransmissions, f.current.drops), (1, 0));
+        // The next epoch boundary is logged: the dropped retransmission means a timeout.
+        o.tracker.advance(ms(250));
+        let log = o.tracker.epoch_log();
+        assert_eq!(log.len(), 1);
+        assert_eq!(
+            (log[0].to, log[0].packets, log[0].drops),
+            (crate::mechanisms::taq::FlowState::TimeoutSilence, 3, 1)
+        );
+    }
+}
