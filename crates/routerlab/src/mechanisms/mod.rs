@@ -5,4 +5,5 @@
 
 pub mod cp;
 pub mod plts;
+pub mod sp;
 pub mod taq;

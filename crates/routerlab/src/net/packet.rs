@@ -217,6 +217,27 @@ pub struct PacketMeta {
     pub probe_at: SimTime,
 }
 
+/// A TCP flow as a middlebox sees it: one direction's 5-tuple (the protocol is TCP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FlowKey {
+    pub src: HostId,
+    pub dst: HostId,
+    pub sport: u16,
+    pub dport: u16,
+}
+
+impl FlowKey {
+    /// The key of a TCP segment that is not a fragment (fragments carry no ports), with its
+    /// SYN flag.
+    pub fn of(p: &Packet) -> Option<(FlowKey, bool)> {
+        if p.ip.protocol != PROTO_TCP || p.ip.is_fragment() {
+            return None;
+        }
+        let key = FlowKey { src: p.ip.src, dst: p.ip.dst, sport: p.tcp.src_port, dport: p.tcp.dst_port };
+        Some((key, p.tcp.flags.has(TcpFlags::SYN)))
+    }
+}
+
 /// A packet in flight: headers and metadata.
 ///
 /// Field order matters for speed: what every hop reads (the IP header, the flow hash, the

@@ -40,30 +40,8 @@
 
 use std::collections::HashMap;
 
-use crate::ids::HostId;
-use crate::net::packet::{PROTO_TCP, Packet, TcpFlags};
+pub use crate::net::packet::FlowKey;
 use crate::units::SimTime;
-
-/// A flow as the middlebox sees it: the data direction's 5-tuple (the protocol is TCP).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FlowKey {
-    pub src: HostId,
-    pub dst: HostId,
-    pub sport: u16,
-    pub dport: u16,
-}
-
-impl FlowKey {
-    /// The key of a TCP segment that is not a fragment (fragments carry no ports), with its
-    /// SYN flag.
-    pub fn of(p: &Packet) -> Option<(FlowKey, bool)> {
-        if p.ip.protocol != PROTO_TCP || p.ip.is_fragment() {
-            return None;
-        }
-        let key = FlowKey { src: p.ip.src, dst: p.ip.dst, sport: p.tcp.src_port, dport: p.tcp.dst_port };
-        Some((key, p.tcp.flags.has(TcpFlags::SYN)))
-    }
-}
 
 /// The approximate states of Fig. 7, plus the idle state for flows with nothing to send.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -520,6 +498,7 @@ fn next_state(f: &FlowRecord, c: &EpochCounters, p: &TrackerParams) -> FlowState
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::HostId;
 
     const MSS: u32 = 1000;
 
