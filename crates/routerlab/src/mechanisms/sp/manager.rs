@@ -189,6 +189,7 @@ impl SpManager {
         if syn {
             self.syn_at.insert(key, now);
         } else if payload > 0
+            && !self.syn_at.is_empty()
             && let Some(t) = self.syn_at.remove(&key)
         {
             let rtt = now.saturating_sub(t);

@@ -6,7 +6,7 @@
 //! before: the judgement (new or retransmitted) travels with it in `meta.observed_retx`.
 
 use super::tracker::{FlowKey, FlowTracker, TrackerParams};
-use crate::net::packet::{Packet, TcpFlags};
+use crate::net::packet::Packet;
 use crate::units::SimTime;
 
 #[derive(Debug)]
@@ -24,13 +24,9 @@ impl FlowObserver {
 
     /// A packet arrived at the port.
     pub fn on_arrival(&mut self, now: SimTime, p: &mut Packet) {
-        let Some((key, syn)) = FlowKey::of(p) else { return };
-        self.tracker.on_data(now, key, p.tcp.seq, p.tcp.payload_len, syn);
-        if p.tcp.flags.has(TcpFlags::FIN) {
-            self.tracker.on_fin(key);
+        if let Some((_, retransmission)) = self.tracker.on_segment(now, p) {
+            p.meta.observed_retx = retransmission;
         }
-        p.meta.observed_retx =
-            p.tcp.payload_len > 0 && self.tracker.last_was_retransmission(&key) == Some(true);
     }
 
     /// The port dropped a packet it had shown on arrival.
@@ -47,7 +43,7 @@ impl FlowObserver {
 mod tests {
     use super::*;
     use crate::ids::HostId;
-    use crate::net::packet::TcpSegment;
+    use crate::net::packet::{TcpFlags, TcpSegment};
 
     fn segment(seq: u64, len: u32, syn: bool) -> Packet {
         let flags = if syn { TcpFlags::SYN } else { TcpFlags::ACK };

@@ -255,18 +255,10 @@ impl TaqQueue {
         let p = pool.get_mut(pkt);
         p.meta.enqueued_at = now;
         let len = p.ip_len() as u64;
-        let (key, seq, payload) = match FlowKey::of(p) {
-            Some((key, syn)) => {
-                self.tracker.on_data(now, key, p.tcp.seq, p.tcp.payload_len, syn);
-                if p.tcp.flags.has(TcpFlags::FIN) {
-                    self.tracker.on_fin(key);
-                }
-                (Some(key), p.tcp.seq, p.tcp.payload_len)
-            }
-            None => (None, 0, 0),
-        };
-        let retransmission =
-            key.is_some_and(|k| payload > 0 && self.tracker.last_was_retransmission(&k) == Some(true));
+        let seen = self.tracker.on_segment(now, p);
+        let key = seen.map(|(k, _)| k);
+        let (seq, payload) = if key.is_some() { (p.tcp.seq, p.tcp.payload_len) } else { (0, 0) };
+        let retransmission = seen.is_some_and(|(_, r)| r);
         let (class, priority) = match key {
             Some(k) => self.classify(now, &k, retransmission, payload),
             None => (TaqClass::AboveFairShare, 0),

@@ -41,6 +41,7 @@
 use std::collections::HashMap;
 
 pub use crate::net::packet::FlowKey;
+use crate::net::packet::{Packet, TcpFlags};
 use crate::units::SimTime;
 
 /// The approximate states of Fig. 7, plus the idle state for flows with nothing to send.
@@ -290,6 +291,18 @@ impl FlowTracker {
             burst(f, now, &p);
         }
         f.last_packet = Some(now);
+    }
+
+    /// A packet passed in the data direction: if it is a TCP segment (not a fragment), track it
+    /// (data, SYN, FIN) and return its flow and whether it carries payload counted as a
+    /// retransmission.
+    pub fn on_segment(&mut self, now: SimTime, p: &Packet) -> Option<(FlowKey, bool)> {
+        let (key, syn) = FlowKey::of(p)?;
+        self.on_data(now, key, p.tcp.seq, p.tcp.payload_len, syn);
+        if p.tcp.flags.has(TcpFlags::FIN) {
+            self.on_fin(key);
+        }
+        Some((key, p.tcp.payload_len > 0 && self.last_was_retransmission(&key) == Some(true)))
     }
 
     /// The flow's FIN passed in the data direction: the sender has nothing more to send.
