@@ -366,3 +366,42 @@ def test_run_warns_when_cp_input_exceeds_its_header_buffers_condition(tmp_path: 
     else:
         assert port["cp_overload_s"] > 0 and port["header_drops"] > 0
         assert "warning: CP on switch->r0: input exceeded 13.1x the output rate" in p.stderr
+
+
+def test_super_packets_on_the_wire_and_in_the_stages_table(tmp_path: Path):
+    # SP senders on every flow and the SPManager at the bottleneck: the capture shows the
+    # paper's marks (first flag and length in the ToS byte, one identifier per SP), and the
+    # manager's counters agree with the senders'. Two runs give the same bytes.
+    from pcapreader import read
+
+    sc = tmp_path / "sp.toml"
+    text = SMALL.replace('limit = "40pkts" }', 'limit = "40pkts" }, sp = {}')
+    sc.write_text(text + '\n[transport]\nsp = true\n\n[output]\npcap = ["left->right"]\n')
+    runs = [tmp_path / f"{i}" for i in range(2)]
+    for out in runs:
+        routerlab("run", str(sc), "--out", str(out), check=True)
+    assert (runs[0] / "stages.parquet").read_bytes() == (runs[1] / "stages.parquet").read_bytes()
+    st = pq.read_table(runs[0] / "stages.parquet").to_pydict()
+    c = {}
+    for stage, counter, value in zip(st["stage"], st["counter"], st["value"], strict=True):
+        c[stage, counter] = c.get((stage, counter), 0) + value
+    assert set(st["stage"]) == {"sp-manager", "sp-sender"}
+    assert {a for a, s in zip(st["at"], st["stage"], strict=True) if s == "sp-manager"} == {
+        "left->right",
+        "right->left",
+    }, "both switch ends of the bottleneck"
+    assert (
+        c["sp-manager", "sps_admitted"] + c["sp-manager", "sps_refused"]
+        == c["sp-sender", "sps_sent"]
+    )
+    assert c["sp-sender", "sps_sent"] > 0
+    _, recs = read(runs[0] / "pcap" / "left_to_right.pcap")
+    sps: dict[tuple, list[int]] = {}
+    for r in recs:
+        tos = r.ip["tos"]
+        if tos & 0x3F:  # part of a super-packet
+            sps.setdefault((r.ip["src"], r.ip["id"], tos & 0x3F), []).append(tos & 0x80)
+    assert sps, "super-packets crossed the bottleneck"
+    # Every admitted SP that crossed whole starts with its first flag and has `length` packets.
+    whole = [(k, flags) for k, flags in sps.items() if len(flags) == k[2]]
+    assert whole and all(flags[0] and not any(flags[1:]) for _, flags in whole)

@@ -182,6 +182,15 @@ FLOW_EPOCH_SCHEMA = pa.schema(
     ]
 )
 
+STAGE_SCHEMA = pa.schema(
+    [
+        ("at", pa.string()),
+        ("stage", pa.string()),
+        ("counter", pa.string()),
+        ("value", pa.uint64()),
+    ]
+)
+
 # Optional tables: name in the results dict -> schema (written as NAME.parquet when present).
 OPTIONAL_TABLES = {
     "timeseries": None,  # filled in below
@@ -190,6 +199,7 @@ OPTIONAL_TABLES = {
     "latency": LATENCY_SCHEMA,
     "queue_delay": QUEUE_DELAY_SCHEMA,
     "flow_epochs": FLOW_EPOCH_SCHEMA,
+    "stages": STAGE_SCHEMA,
 }
 
 LINK_SCHEMA = pa.schema(

@@ -232,6 +232,14 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         t.set_item("epochs", &e.epochs)?;
         out.set_item("flow_epochs", t)?;
     }
+    if let Some(s) = &r.stages {
+        let t = PyDict::new(py);
+        t.set_item("at", &s.at)?;
+        t.set_item("stage", &s.stage)?;
+        t.set_item("counter", &s.counter)?;
+        t.set_item("value", &s.value)?;
+        out.set_item("stages", t)?;
+    }
     if let Some(ts) = &r.timeseries {
         let t = PyDict::new(py);
         t.set_item("t_s", &ts.t_s)?;

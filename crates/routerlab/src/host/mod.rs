@@ -45,6 +45,16 @@ pub trait HostShim: Send + Sync {
 
     /// A timer expired: release held packets onto `out`.
     fn on_timer(&mut self, _now: SimTime, _pool: &mut PacketPool, _out: &mut Vec<PacketId>) {}
+
+    /// Named counters for the results' `stages` table.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+
+    /// Short name, for the `stages` table.
+    fn name(&self) -> &'static str {
+        "shim"
+    }
 }
 
 /// A host's chain of shims (empty for an unmodified host).
@@ -69,6 +79,10 @@ impl ShimChain {
 
     pub fn is_empty(&self) -> bool {
         self.shims.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &dyn HostShim> {
+        self.shims.iter().map(|s| s.as_ref())
     }
 
     /// Run `pkts` through every shim's egress, in order; what comes out is left in `pkts`.

@@ -24,6 +24,7 @@ use crate::units::{Rate, SimTime};
 use forwarding::{Forwarder, ForwardingPolicy};
 use port::Port;
 use routing::RoutingTable;
+use stage::StageSpec;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -46,6 +47,8 @@ pub struct DirSpec {
     /// Loss of the reverse direction when this spec describes both directions of a link
     /// (see [`TopologySpec::add_duplex`]); None: as `loss`.
     pub reverse_loss: Option<f64>,
+    /// A stage around the queue (installed where this direction leaves a switch, not a host).
+    pub stage: Option<StageSpec>,
 }
 
 /// Ethernet's MTU: the largest IP datagram an Ethernet link carries unfragmented.
@@ -54,7 +57,16 @@ pub const ETHERNET_MTU: u32 = 1500;
 impl DirSpec {
     /// A direction with no loss, no framing overhead and Ethernet's MTU.
     pub fn new(rate: Rate, delay: SimTime, queue: QueueSpec) -> DirSpec {
-        DirSpec { rate, delay, queue, loss: 0.0, framing_bytes: 0, mtu: ETHERNET_MTU, reverse_loss: None }
+        DirSpec {
+            rate,
+            delay,
+            queue,
+            loss: 0.0,
+            framing_bytes: 0,
+            mtu: ETHERNET_MTU,
+            reverse_loss: None,
+            stage: None,
+        }
     }
 }
 
@@ -151,7 +163,7 @@ impl Network {
             for (from, to, d) in [(l.a, l.b, &l.a_to_b), (l.b, l.a, &l.b_to_a)] {
                 let id = PortId(ports.len() as u32);
                 let qdisc = d.queue.build(SimRng::new(seed, StreamId::Qdisc(id.0)), d.rate);
-                ports.push(Port::new(
+                let mut port = Port::new(
                     id,
                     NodeId(from as u32),
                     NodeId(to as u32),
@@ -162,7 +174,13 @@ impl Network {
                     d.loss,
                     qdisc,
                     SimRng::new(seed, StreamId::LinkLoss(id.0)),
-                ));
+                );
+                if let Some(stage) = &d.stage
+                    && spec.nodes[from].kind == NodeKind::Switch
+                {
+                    port.set_stage(stage.build());
+                }
+                ports.push(port);
                 nodes[from].ports.push(id);
                 port_names.push(format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name));
             }

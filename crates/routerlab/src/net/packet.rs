@@ -192,6 +192,31 @@ impl TcpSegment {
     }
 }
 
+/// One-bit facts about a packet, in one byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct MetaFlags(u8);
+
+impl MetaFlags {
+    pub const NONE: MetaFlags = MetaFlags(0);
+    /// Not a TCP endpoint's packet (constant-bit-rate cross traffic): no endpoint to deliver to.
+    pub const UNBOUND: MetaFlags = MetaFlags(1);
+    /// Set by a port's passive flow observer on arrival: it counted the segment a
+    /// retransmission (read back if that port drops it).
+    pub const OBSERVED_RETX: MetaFlags = MetaFlags(2);
+    /// Sent by a connection with super-packets on: its host's SP shim groups it.
+    pub const SP_SENDER: MetaFlags = MetaFlags(4);
+
+    #[inline]
+    pub fn has(self, f: MetaFlags) -> bool {
+        self.0 & f.0 != 0
+    }
+
+    #[inline]
+    pub fn set(&mut self, f: MetaFlags, on: bool) {
+        self.0 = if on { self.0 | f.0 } else { self.0 & !f.0 };
+    }
+}
+
 /// What the simulator knows about a packet beyond its headers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct PacketMeta {
@@ -207,13 +232,10 @@ pub struct PacketMeta {
     pub enqueued_at: SimTime,
     /// Links crossed so far.
     pub hops: u8,
-    /// Not a TCP endpoint's packet (constant-bit-rate cross traffic): no endpoint to deliver to.
-    pub unbound: bool,
+    /// One-bit facts (see [`MetaFlags`]), packed to keep the metadata in the first cache line.
+    pub flags: MetaFlags,
     /// Measurement: latency probe index + 1 (0: not sampled), and when it was stamped.
     pub probe: u8,
-    /// Set by a port's passive flow observer on arrival: whether it counted the segment a
-    /// retransmission (read back if that port drops it).
-    pub observed_retx: bool,
     pub probe_at: SimTime,
 }
 

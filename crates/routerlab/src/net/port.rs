@@ -36,6 +36,8 @@ pub struct PortStats {
     pub busy: SimTime,
     pub link_losses: u64,
     pub link_down_drops: u64,
+    /// Packets the stage refused before the queue (e.g. super-packet admission).
+    pub stage_drops: u64,
     /// ∫ queue length dt, in packet·ps and byte·ps (for time-averaged occupancy).
     pub queue_area_packets: u128,
     pub queue_area_bytes: u128,
@@ -245,6 +247,7 @@ impl Port {
             let verdict = self.stage.as_mut().unwrap().on_arrival(now, pkt, pool, &view);
             self.arm_stage_timer(now, events);
             if let Err(cause) = verdict {
+                self.stats.stage_drops += 1;
                 observe_drop(&mut self.observer, now, pkt, pool);
                 dropped(pkt, cause, pool);
                 return None;
@@ -254,12 +257,12 @@ impl Port {
             Verdict::Enqueued => {}
             Verdict::Cut(_, _) => {} // the cut packet is queued; the qdisc counted the cut
             Verdict::Dropped(p, cause) | Verdict::PushedOut(p, cause) => {
-                observe_drop(&mut self.observer, now, p, pool);
+                lost_after_admission(&mut self.observer, &mut self.stage, now, p, pool);
                 dropped(p, cause, pool);
             }
         }
         for (p, cause) in self.drops.drain(..) {
-            observe_drop(&mut self.observer, now, p, pool);
+            lost_after_admission(&mut self.observer, &mut self.stage, now, p, pool);
             dropped(p, cause, pool);
         }
         if self.tx_done_pending {
@@ -323,7 +326,7 @@ impl Port {
             },
         };
         for (p, cause) in self.drops.drain(..) {
-            observe_drop(&mut self.observer, now, p, pool);
+            lost_after_admission(&mut self.observer, &mut self.stage, now, p, pool);
             dropped(p, cause, pool);
         }
         let p = next?;
@@ -423,5 +426,19 @@ impl Port {
 fn observe_drop(observer: &mut Option<Box<FlowObserver>>, now: SimTime, p: PacketId, pool: &PacketPool) {
     if let Some(o) = observer {
         o.on_drop(now, pool.get(p));
+    }
+}
+
+/// A packet the port had let past its stage was lost: tell the observer and the stage.
+fn lost_after_admission(
+    observer: &mut Option<Box<FlowObserver>>,
+    stage: &mut Option<Box<dyn PortStage>>,
+    now: SimTime,
+    p: PacketId,
+    pool: &PacketPool,
+) {
+    observe_drop(observer, now, p, pool);
+    if let Some(s) = stage {
+        s.on_lost(now, p, pool);
     }
 }

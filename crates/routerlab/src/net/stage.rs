@@ -55,6 +55,15 @@ pub trait PortStage: Send + Sync {
         out.push_back(pkt);
     }
 
+    /// A packet `on_arrival` let in was lost at this port afterwards: dropped by the queue
+    /// (overflow, push-out, AQM) or on the way out. Called before the packet is freed.
+    fn on_lost(&mut self, _now: SimTime, _pkt: PacketId, _pool: &PacketPool) {}
+
+    /// Named counters for the results' `stages` table (e.g. SPs admitted and refused).
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+
     /// When the stage next needs `on_timer`, if ever.
     fn poll_at(&self) -> Option<SimTime> {
         None
@@ -65,6 +74,21 @@ pub trait PortStage: Send + Sync {
     /// Short name, for traces.
     fn name(&self) -> &'static str {
         "stage"
+    }
+}
+
+/// A built-in stage and its parameters, as a scenario specifies it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StageSpec {
+    /// Super-packet admission (`mechanisms::sp::manager`).
+    Sp(crate::mechanisms::sp::SpParams),
+}
+
+impl StageSpec {
+    pub fn build(&self) -> Box<dyn PortStage> {
+        match self {
+            StageSpec::Sp(p) => Box::new(crate::mechanisms::sp::SpManager::new(*p)),
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::schema::{
     Cc, ConnectMode, CubicCc, DctcpCc, DupAckFilterName, ForwardingName, Link, LinkState, PermutationPattern,
-    Queue, TaqDropName, Topology, Transport, Workload,
+    Queue, SpOccupancyName, SpStage, SpVariantName, TaqDropName, Topology, Transport, Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Threshold};
 use super::{Scenario, ScenarioError};
@@ -16,13 +16,15 @@ use crate::ids::{ConnId, HostId, NodeId, PortId};
 use crate::mechanisms::cp::CpParams;
 use crate::mechanisms::plts::spray::RrScope;
 use crate::mechanisms::plts::{FilterKind, FilterParams};
+use crate::mechanisms::sp::{SpEpoch, SpOccupancy, SpParams, SpVariant};
 use crate::mechanisms::taq::admission::AdmissionParams;
 use crate::mechanisms::taq::{TaqDrop, TaqParams};
 use crate::net::forwarding::ForwardingPolicy;
+use crate::net::stage::StageSpec;
 use crate::net::{DirSpec, Network, NodeKind, TopologySpec};
 use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
 use crate::rng::{SimRng, StreamId};
-use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec};
+use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec, SpSenderSpec};
 use crate::tcp::cc::{CcConfig, CubicParams, DctcpParams};
 use crate::tcp::{DelayedAck, MptcpConfig, RtoParams, TcpConfig};
 use crate::topology::{self, BuiltTopology, DumbbellParams, FatTreeParams, ParkingLotParams, StarParams};
@@ -83,6 +85,7 @@ impl Default for Transport {
             ecn: d.ecn,
             pacing: d.pacing,
             cp: d.cp,
+            sp: d.sp,
             mptcp: false,
             // The PLTS paper's MPTCP baseline, after Raiciu et al. (SIGCOMM 2011): 8 subflows.
             mptcp_subflows: 8,
@@ -133,6 +136,7 @@ impl Transport {
             ecn: self.ecn,
             pacing: self.pacing,
             cp: self.cp,
+            sp: self.sp,
             mptcp: self
                 .mptcp
                 .then_some(MptcpConfig { subflows: self.mptcp_subflows, coupled: self.mptcp_coupled }),
@@ -398,14 +402,188 @@ fn check_mtu(mtu: u32, path: &str, p: &mut Problems) {
 fn dir(link: &Link, path: &str, p: &mut Problems) -> DirSpec {
     let mtu = link.mtu.unwrap_or(DEFAULT_MTU);
     check_mtu(mtu, path, p);
+    let queue = link.queue.as_ref().map_or(DEFAULT_QUEUE, |q| queue_spec(q, &format!("{path}.queue"), p));
+    let stage = link.sp.as_ref().map(|s| StageSpec::Sp(sp_params(s, &queue, &format!("{path}.sp"), p)));
     DirSpec {
         rate: link.rate.0,
         delay: link.delay.0,
-        queue: link.queue.as_ref().map_or(DEFAULT_QUEUE, |q| queue_spec(q, &format!("{path}.queue"), p)),
+        queue,
         loss: link.loss.map_or(0.0, |x| x.0),
         framing_bytes: link.framing.unwrap_or(0),
         mtu,
         reverse_loss: link.reverse_loss.map(|x| x.0),
+        stage,
+    }
+}
+
+/// The SPManager's parameters from a link's `sp` table.
+fn sp_params(s: &SpStage, queue: &QueueSpec, path: &str, p: &mut Problems) -> SpParams {
+    if !matches!(queue, QueueSpec::DropTail(_) | QueueSpec::Red(_)) {
+        p.at(
+            path,
+            format!(
+                "the SPManager admits against a FIFO's free room (Click's Queue): the link's queue must be \
+                 droptail or red, not {}",
+                queue.kind()
+            ),
+        );
+    }
+    let d = SpParams::default();
+    let mut sp = SpParams {
+        max_sp_length: s.max_sp_length.unwrap_or(d.max_sp_length),
+        reserve_weight: s.reserve_weight.unwrap_or(d.reserve_weight),
+        epoch: match (s.epoch, s.initial_epoch) {
+            (Some(e), None) => SpEpoch::Fixed(e.0),
+            (Some(_), Some(_)) => {
+                p.at(
+                    format!("{path}.initial_epoch"),
+                    "only applies to the observed epoch (no `epoch` given)",
+                );
+                d.epoch
+            }
+            (None, Some(i)) => SpEpoch::Observed { initial: i.0 },
+            (None, None) => d.epoch,
+        },
+        variant: SpVariant::Algorithm1,
+        occupancy: match s.occupancy {
+            Some(SpOccupancyName::Bytes) => SpOccupancy::Bytes,
+            _ => SpOccupancy::Packets,
+        },
+        host_cap: s.host_cap,
+    };
+    if sp.max_sp_length == 0 {
+        p.at(format!("{path}.max_sp_length"), "must be at least 1");
+    }
+    if !(sp.reserve_weight >= 0.0 && sp.reserve_weight.is_finite()) {
+        p.at(
+            format!("{path}.reserve_weight"),
+            format!("{} is not a weight (expected ≥ 0)", sp.reserve_weight),
+        );
+    }
+    let variant = s.variant.unwrap_or(SpVariantName::Algorithm1);
+    let only = |set: bool, key: &str, want: SpVariantName, name: &str, p: &mut Problems| {
+        if set && variant != want {
+            p.at(format!("{path}.{key}"), format!("only applies to variant = \"{name}\""));
+        }
+    };
+    only(s.bloom_bits_log2.is_some(), "bloom_bits_log2", SpVariantName::Bloom, "bloom", p);
+    only(s.bloom_hashes.is_some(), "bloom_hashes", SpVariantName::Bloom, "bloom", p);
+    only(s.red_threshold.is_some(), "red_threshold", SpVariantName::RedLike, "red-like", p);
+    only(s.red_w_q.is_some(), "red_w_q", SpVariantName::RedLike, "red-like", p);
+    sp.variant = match variant {
+        SpVariantName::Algorithm1 => SpVariant::Algorithm1,
+        SpVariantName::LengthAware => SpVariant::LengthAware,
+        SpVariantName::Bloom => {
+            let SpVariant::Bloom { bits_log2, hashes } = SpVariant::BLOOM else { unreachable!() };
+            let (bits_log2, hashes) =
+                (s.bloom_bits_log2.unwrap_or(bits_log2), s.bloom_hashes.unwrap_or(hashes));
+            if !(6..=32).contains(&bits_log2) {
+                p.at(
+                    format!("{path}.bloom_bits_log2"),
+                    format!("{bits_log2} is not 6 to 32 (2⁶ to 2³² bits)"),
+                );
+            }
+            if !(1..=16).contains(&hashes) {
+                p.at(format!("{path}.bloom_hashes"), format!("{hashes} is not 1 to 16"));
+            }
+            SpVariant::Bloom { bits_log2, hashes }
+        }
+        SpVariantName::RedLike => {
+            let SpVariant::RedLike { threshold, w_q } = SpVariant::RED_LIKE else { unreachable!() };
+            let (threshold, w_q) = (s.red_threshold.unwrap_or(threshold), s.red_w_q.unwrap_or(w_q));
+            if !(threshold > 0.0 && threshold <= 1.0) {
+                p.at(
+                    format!("{path}.red_threshold"),
+                    format!("{threshold} is not a share of the buffer (0 < x ≤ 1)"),
+                );
+            }
+            if !(w_q > 0.0 && w_q <= 1.0) {
+                p.at(format!("{path}.red_w_q"), format!("{w_q} is not a weight (0 < w ≤ 1)"));
+            }
+            SpVariant::RedLike { threshold, w_q }
+        }
+    };
+    sp
+}
+
+/// Every link table of the topology, with its path.
+fn topology_links(t: &Topology) -> Vec<(String, Link)> {
+    let named = |v: Vec<(&str, Option<&Link>)>| {
+        v.into_iter().filter_map(|(n, l)| Some((format!("topology.{n}"), l?.clone()))).collect()
+    };
+    match t {
+        Topology::Dumbbell(d) => {
+            named(vec![("access", Some(&d.access)), ("bottleneck", Some(&d.bottleneck))])
+        }
+        Topology::Star(s) => named(vec![("access", Some(&s.access)), ("bottleneck", Some(&s.bottleneck))]),
+        Topology::ParkingLot(pl) => named(vec![("link", Some(&pl.link)), ("access", Some(&pl.access))]),
+        Topology::FatTree(f) => named(vec![("link", Some(&f.link)), ("host_link", f.host_link.as_ref())]),
+        Topology::Explicit(e) => {
+            e.links.iter().enumerate().map(|(i, l)| (format!("topology.link[{i}]"), l.link())).collect()
+        }
+    }
+}
+
+/// Where a queue marks ECN, as (key, reason).
+fn queue_ecn(q: &Queue) -> Option<(&'static str, &'static str)> {
+    match q {
+        Queue::DropTail(d) if d.ecn_threshold.is_some() => Some(("ecn_threshold", "marks ECN")),
+        Queue::Red(r) if r.ecn == Some(true) => Some(("ecn", "marks ECN")),
+        Queue::FqCodel(f) if f.ecn == Some(true) => Some(("ecn", "marks ECN")),
+        Queue::Cp(c) => {
+            queue_ecn(&c.data).map(|(k, r)| (if k == "ecn" { "data.ecn" } else { "data.ecn_threshold" }, r))
+        }
+        _ => None,
+    }
+}
+
+/// Super-packets carry their flags and length in the ToS byte, ECN's two bits included (§3.2):
+/// a scenario may not use both.
+fn check_sp_without_ecn(sc: &Scenario, p: &mut Problems) {
+    let links = topology_links(&sc.file.topology);
+    let mut sp_at: Vec<String> =
+        links.iter().filter(|(_, l)| l.sp.is_some()).map(|(n, _)| format!("{n}.sp")).collect();
+    let transports = std::iter::once(("transport".to_string(), &sc.transport, None)).chain(
+        sc.workload_transports
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("workload[{i}].transport"), t, sc.file.workloads[i].transport())),
+    );
+    let mut ecn_at = Vec::new();
+    for (path, t, overrides) in transports {
+        // A workload's transport is reported where it was set: its own table or the global one.
+        let at = |key: &str| match overrides {
+            Some(o) if !o.contains_key(key) => None,
+            None if path != "transport" => None,
+            _ => Some(format!("{path}.{key}")),
+        };
+        if t.sp {
+            sp_at.extend(at("sp").or(Some("transport.sp".into())));
+        }
+        if t.ecn {
+            ecn_at.extend(at("ecn").map(|k| (k, "enables ECN")));
+        }
+        if matches!(t.cc, Cc::Dctcp(_)) {
+            ecn_at.extend(at("cc").map(|k| (k, "is DCTCP, which needs ECN")));
+        }
+    }
+    for (path, l) in &links {
+        if let Some((key, why)) = l.queue.as_ref().and_then(queue_ecn) {
+            ecn_at.push((format!("{path}.queue.{key}"), why));
+        }
+    }
+    if sc.file.hosts.dupack_filter == Some(DupAckFilterName::Ecn) {
+        ecn_at.push(("hosts.dupack_filter".into(), "is the ECN-based filter"));
+    }
+    let Some(sp) = sp_at.first() else { return };
+    for (path, why) in ecn_at {
+        p.at(
+            path,
+            format!(
+                "{why}, but super-packets ({sp}) use the ToS byte's ECN bits for their length (§3.2): \
+                 the two cannot be combined"
+            ),
+        );
     }
 }
 
@@ -1152,6 +1330,29 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
         },
         percentile: hosts.dupack_filter_percentile.0,
     });
+    check_sp_without_ecn(sc, &mut p);
+    if !(1..=crate::mechanisms::sp::wire::MAX_SP_LENGTH).contains(&hosts.sp_max_length) {
+        p.at(
+            "hosts.sp_max_length",
+            format!("{} is not 1 to 63 (the 6-bit length field)", hosts.sp_max_length),
+        );
+    }
+    let sp_attackers: Vec<(HostId, u32)> = hosts
+        .sp_attackers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| names.host(n, &format!("hosts.sp_attackers[{i}]"), &mut p))
+        .map(|h| (h, hosts.sp_attack_length))
+        .collect();
+    if !(1..=crate::mechanisms::sp::wire::MAX_SP_LENGTH).contains(&hosts.sp_attack_length) {
+        p.at(
+            "hosts.sp_attack_length",
+            format!("{} is not 1 to 63 (the 6-bit length field)", hosts.sp_attack_length),
+        );
+    }
+    let sp_flows = sc.transport.sp || sc.workload_transports.iter().any(|t| t.sp);
+    let sp_sender = sp_flows
+        .then(|| SpSenderSpec { t_buffer: hosts.sp_buffer.map(|d| d.0), max_length: hosts.sp_max_length });
     if p.0.is_empty() {
         Ok(SimSpec {
             duration: sc.file.run.duration.0,
@@ -1163,6 +1364,8 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
             link_changes,
             reassembly_timeout: hosts.reassembly_timeout.0,
             dupack_filter,
+            sp_sender,
+            sp_attackers,
             output,
         })
     } else {

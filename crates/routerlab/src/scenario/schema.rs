@@ -165,6 +165,8 @@ pub struct ExplicitLink {
     pub framing: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mtu: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sp: Option<SpStage>,
 }
 
 impl ExplicitLink {
@@ -178,6 +180,7 @@ impl ExplicitLink {
             reverse_loss: self.reverse_loss,
             framing: self.framing,
             mtu: self.mtu,
+            sp: self.sp.clone(),
         }
     }
 }
@@ -202,6 +205,61 @@ pub struct Link {
     /// Largest IP datagram carried unfragmented (default 1500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mtu: Option<u32>,
+    /// Super-packet admission (the SPManager) before the queue of each switch port of this
+    /// link; `sp = {}` for the defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sp: Option<SpStage>,
+}
+
+/// The SPManager's settings (`mechanisms::sp::manager`); every key optional.
+#[derive(Deserialize, Serialize, Debug, Clone, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SpStage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_sp_length: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserve_weight: Option<f64>,
+    /// A fixed epoch; default: twice the largest RTT observed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<PositiveDuration>,
+    /// The observed epoch before any RTT sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_epoch: Option<PositiveDuration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<SpVariantName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occupancy: Option<SpOccupancyName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bloom_bits_log2: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bloom_hashes: Option<u32>,
+    /// RED-like: the average occupancy (share of the buffer) under which new SPs are admitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red_threshold: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub red_w_q: Option<f64>,
+    /// Per-host accounting: most packets a host may have reserved at once (beyond the paper).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_cap: Option<u32>,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpVariantName {
+    #[serde(rename = "algorithm1")]
+    Algorithm1,
+    #[serde(rename = "bloom")]
+    Bloom,
+    #[serde(rename = "length-aware")]
+    LengthAware,
+    #[serde(rename = "red-like")]
+    RedLike,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SpOccupancyName {
+    Packets,
+    Bytes,
 }
 
 // ------------------------------------------------------------------------------ queues
@@ -360,6 +418,16 @@ pub struct Hosts {
     pub dupack_filter: Option<DupAckFilterName>,
     /// The percentile of past duplicate-ACK run lengths the `percentile` agent waits for.
     pub dupack_filter_percentile: Probability,
+    /// Super-packet senders' T_buffer (default: five 1500-byte packets at the host's link rate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sp_buffer: Option<Duration>,
+    /// Super-packet senders' largest SP, in packets (1 to 63).
+    pub sp_max_length: u32,
+    /// Hosts that attack super-packet routers (sp-dos): every packet they send is the first
+    /// packet of a new SP of `sp_attack_length` packets whose rest never comes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sp_attackers: Vec<String>,
+    pub sp_attack_length: u32,
 }
 
 impl Default for Hosts {
@@ -370,6 +438,11 @@ impl Default for Hosts {
             dupack_filter: None,
             // The PLTS paper's "top 90th percentile".
             dupack_filter_percentile: Probability(0.9),
+            sp_buffer: None,
+            // The 6-bit length field's maximum (§3.2).
+            sp_max_length: crate::mechanisms::sp::wire::MAX_SP_LENGTH,
+            sp_attackers: Vec::new(),
+            sp_attack_length: crate::mechanisms::sp::wire::MAX_SP_LENGTH,
         }
     }
 }
@@ -489,6 +562,8 @@ pub struct Transport {
     pub pacing: bool,
     /// CP endpoints: PACK on a cut segment, resend on a PACK.
     pub cp: bool,
+    /// Super-packets: this connection's segments go through its host's SP sender shim.
+    pub sp: bool,
     /// Carry each connection over MPTCP subflows instead of one TCP connection.
     pub mptcp: bool,
     /// MPTCP subflows per connection.

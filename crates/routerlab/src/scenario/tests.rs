@@ -480,3 +480,89 @@ fn taq_queue_keys_are_checked() {
             .starts_with("topology.bottleneck.queue.admission.wait: unknown key")
     );
 }
+
+/// GOOD with the SPManager on the bottleneck (`sp` keys appended) and super-packet senders.
+fn with_sp(sp_keys: &str) -> String {
+    GOOD.replace(r#"limit = "100pkts" } }"#, &format!(r#"limit = "100pkts" }}, sp = {{ {sp_keys} }} }}"#))
+        .replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\nsp = true")
+}
+
+#[test]
+fn super_packets_install_the_manager_on_switch_ports_and_the_sender_on_hosts() {
+    let (_, spec) = Scenario::load(&with_sp("")).unwrap();
+    let bottleneck = spec.topology.links.iter().find(|l| l.a_to_b.stage.is_some()).unwrap();
+    assert_eq!(
+        bottleneck.a_to_b.stage,
+        Some(crate::net::stage::StageSpec::Sp(crate::mechanisms::sp::SpParams::default()))
+    );
+    assert_eq!(spec.sp_sender.map(|s| (s.t_buffer, s.max_length)), Some((None, 63)));
+    let (_, plain) = Scenario::load(GOOD).unwrap();
+    assert!(plain.sp_sender.is_none(), "no SP flow, no sender shim");
+    assert!(errors(&with_sp(r#"variant = "bloom", bloom_hashes = 3, host_cap = 63"#)).is_empty());
+    assert!(errors(&with_sp(r#"variant = "red-like", red_threshold = 0.3, occupancy = "bytes""#)).is_empty());
+}
+
+#[test]
+fn super_packet_keys_are_checked() {
+    assert_eq!(
+        first_error(&with_sp("red_threshold = 0.3")),
+        "topology.bottleneck.sp.red_threshold: only applies to variant = \"red-like\""
+    );
+    assert_eq!(
+        first_error(&with_sp(r#"variant = "bloom", bloom_bits_log2 = 40"#)),
+        "topology.bottleneck.sp.bloom_bits_log2: 40 is not 6 to 32 (2⁶ to 2³² bits)"
+    );
+    assert_eq!(
+        first_error(&with_sp("max_sp_length = 0")),
+        "topology.bottleneck.sp.max_sp_length: must be at least 1"
+    );
+    assert!(
+        first_error(&with_sp(r#"variant = "magic""#))
+            .starts_with("topology.bottleneck.sp.variant: unknown variant")
+    );
+    assert_eq!(
+        first_error(&with_sp(r#"epoch = "50ms", initial_epoch = "10ms""#)),
+        "topology.bottleneck.sp.initial_epoch: only applies to the observed epoch (no `epoch` given)"
+    );
+    let sfq = with_sp("").replace(r#"{ kind = "droptail", limit = "100pkts" }"#, r#"{ kind = "sfq" }"#);
+    assert!(
+        first_error(&sfq)
+            .starts_with("topology.bottleneck.sp: the SPManager admits against a FIFO's free room")
+    );
+    let hosts = |h: &str| format!("{}\n[hosts]\n{h}\n", with_sp(""));
+    assert_eq!(
+        first_error(&hosts("sp_max_length = 64")),
+        "hosts.sp_max_length: 64 is not 1 to 63 (the 6-bit length field)"
+    );
+    assert!(
+        first_error(&hosts(r#"sp_attackers = ["nobody"]"#))
+            .starts_with("hosts.sp_attackers[0]: unknown host \"nobody\"")
+    );
+}
+
+#[test]
+fn super_packets_and_ecn_cannot_be_combined() {
+    // The SP length's low bits are ECN's two bits (§3.2): any ECN in the scenario is refused,
+    // at its own path, naming where the super-packets are.
+    let ecn = with_sp("").replace("sp = true", "sp = true\necn = true");
+    assert_eq!(
+        first_error(&ecn),
+        "transport.ecn: enables ECN, but super-packets (topology.bottleneck.sp) use the ToS byte's ECN bits \
+         for their length (§3.2): the two cannot be combined"
+    );
+    let marking =
+        with_sp("").replace(r#"limit = "100pkts" }"#, r#"limit = "100pkts", ecn_threshold = "20pkts" }"#);
+    assert!(
+        first_error(&marking)
+            .starts_with("topology.bottleneck.queue.ecn_threshold: marks ECN, but super-packets")
+    );
+    // SP senders alone (no SP router) with a DCTCP workload: refused too, at the workload.
+    let dctcp = GOOD
+        .replace("transport = { init_cwnd = 4 }", "transport = { init_cwnd = 4, cc = \"dctcp\" }")
+        .replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\nsp = true");
+    assert!(first_error(&dctcp).starts_with(
+        "workload[1].transport.cc: is DCTCP, which needs ECN, but super-packets (transport.sp)"
+    ));
+    // ECN without any super-packets is fine.
+    assert!(errors(&GOOD.replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\necn = true")).is_empty());
+}

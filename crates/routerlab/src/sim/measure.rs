@@ -16,7 +16,7 @@
 
 use crate::ids::{ConnId, NodeId, PortId};
 use crate::net::Network;
-use crate::net::packet::Packet;
+use crate::net::packet::{MetaFlags, Packet};
 use crate::net::port::Port;
 use crate::rng::{SimRng, StreamId};
 use crate::units::SimTime;
@@ -285,7 +285,7 @@ impl Measurements {
         }
         for (k, probe) in self.probes.iter_mut().enumerate() {
             let s = &probe.spec;
-            let data = p.tcp.payload_len > 0 || p.meta.unbound;
+            let data = p.tcp.payload_len > 0 || p.meta.flags.has(MetaFlags::UNBOUND);
             if s.from == node
                 && probe.taken < s.max_samples
                 && s.flow.is_none_or(|f| f == p.meta.conn)

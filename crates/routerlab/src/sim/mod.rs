@@ -25,7 +25,7 @@ mod results;
 mod sampling;
 
 pub use measure::{Histogram, LatencyProbeSpec, MeasureSpec};
-pub use results::{FlowRow, LinkRow, Results, Summary, TransferRow};
+pub use results::{FlowRow, LinkRow, Results, StageRows, Summary, TransferRow};
 pub use sampling::{FlowSampler, TimeSeries};
 
 use std::collections::VecDeque;
@@ -37,7 +37,8 @@ use crate::mechanisms::taq::{FlowKey, FlowObserver, TrackerParams};
 use crate::mptcp::{MptcpConn, Subflow};
 use crate::net::fragment::Reassembler;
 use crate::net::packet::{
-    IPV4_HEADER_BYTES, Ipv4Header, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool, UDP_HEADER_BYTES,
+    IPV4_HEADER_BYTES, Ipv4Header, MetaFlags, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool,
+    UDP_HEADER_BYTES,
 };
 use crate::net::{Network, NodeKind, TopologySpec};
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
@@ -66,7 +67,19 @@ pub struct SimSpec {
     pub reassembly_timeout: SimTime,
     /// PLTS's DUPACK-filtering agent on every host, if any.
     pub dupack_filter: Option<crate::mechanisms::plts::FilterParams>,
+    /// The super-packet sender shim on every host, if any connection uses super-packets.
+    pub sp_sender: Option<SpSenderSpec>,
+    /// Hosts sending only first packets of super-packets of the given length (sp-dos).
+    pub sp_attackers: Vec<(HostId, u32)>,
     pub output: OutputSpec,
+}
+
+/// The SP sender shim's settings (`mechanisms::sp::sender`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpSenderSpec {
+    /// T_buffer; None: five full-sized packets at each host's own link rate (the paper's).
+    pub t_buffer: Option<SimTime>,
+    pub max_length: u32,
 }
 
 /// A scheduled failure or recovery of the link between two nodes (both directions).
@@ -234,10 +247,20 @@ impl Simulation {
     pub fn new(spec: &SimSpec) -> Simulation {
         let net = Network::build(&spec.topology, spec.seed);
         let hosts = (0..net.hosts.len())
-            .map(|_| {
+            .map(|h| {
                 let mut shims = ShimChain::default();
                 if let Some(params) = spec.dupack_filter {
                     shims.push(Box::new(crate::mechanisms::plts::DupAckFilter::new(params)));
+                }
+                if let Some(s) = spec.sp_sender {
+                    use crate::mechanisms::sp::{SpSender, SpSenderParams};
+                    let mut params = SpSenderParams::for_link(net.ports[net.host_nic[h].idx()].rate);
+                    params.t_buffer = s.t_buffer.unwrap_or(params.t_buffer);
+                    params.max_length = s.max_length;
+                    shims.push(Box::new(SpSender::new(params)));
+                }
+                for &(_, length) in spec.sp_attackers.iter().filter(|(a, _)| a.idx() == h) {
+                    shims.push(Box::new(crate::mechanisms::sp::SpAttacker::new(length)));
                 }
                 HostState {
                     shims,
@@ -274,6 +297,12 @@ impl Simulation {
                     sim.net.ports[port.idx()].observer =
                         Some(Box::new(FlowObserver::new(TrackerParams::default())))
                 }
+            }
+        }
+        // Stages the topology installed may want their first timer.
+        for port in &mut sim.net.ports {
+            if port.stage().is_some() {
+                port.on_stage_timer(SimTime::ZERO, &mut sim.events);
             }
         }
         for f in &spec.flows {
@@ -782,7 +811,7 @@ impl Simulation {
             conn: c,
             flow_hash: conn.flow_hash,
             created_at: now,
-            unbound: true,
+            flags: MetaFlags::UNBOUND,
             ..Default::default()
         };
         let src = conn.src;
@@ -861,7 +890,7 @@ impl Simulation {
         self.pool.free(pkt);
         debug_assert_eq!(p.ip.dst, host);
         let c = p.meta.conn;
-        if p.meta.unbound {
+        if p.meta.flags.has(MetaFlags::UNBOUND) {
             let payload = p.ip_len().saturating_sub(IPV4_HEADER_BYTES + UDP_HEADER_BYTES) as u64;
             let conn = &mut self.conns[c.idx()];
             if let Carrier::Udp { delivered_bytes, .. } = &mut conn.carrier {
@@ -978,6 +1007,7 @@ impl Simulation {
             }
         }
         let ip_id = &mut c.next_ip_id;
+        let sp_sender = e.sock.config().sp;
         e.sock.poll_transmit(now, &mut |o: &Outgoing| {
             let total = IPV4_HEADER_BYTES + o.seg.header_len() + o.seg.payload_len;
             let mut ip = Ipv4Header {
@@ -994,8 +1024,14 @@ impl Simulation {
             };
             *ip_id = ip_id.wrapping_add(1);
             ip.set_ecn(o.ecn);
-            let meta =
-                PacketMeta { conn, dst_ep: peer, flow_hash: hash, created_at: now, ..Default::default() };
+            let meta = PacketMeta {
+                conn,
+                dst_ep: peer,
+                flow_hash: hash,
+                created_at: now,
+                flags: if sp_sender { MetaFlags::SP_SENDER } else { MetaFlags::NONE },
+                ..Default::default()
+            };
             out.push(pool.alloc(Packet { ip, tcp: o.seg, meta }));
         });
         if let Some(t) = e.sock.poll_at()

@@ -114,6 +114,27 @@ pub struct FlowEpochRows {
     pub epochs: Vec<u32>,
 }
 
+/// Counters of the mechanisms' stages (router ports) and host shims, one row per counter.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StageRows {
+    /// A port (`"a->b"`) or a host.
+    pub at: Vec<String>,
+    pub stage: Vec<&'static str>,
+    pub counter: Vec<&'static str>,
+    pub value: Vec<u64>,
+}
+
+impl StageRows {
+    fn push(&mut self, at: &str, stage: &'static str, counters: Vec<(&'static str, u64)>) {
+        for (counter, value) in counters {
+            self.at.push(at.to_string());
+            self.stage.push(stage);
+            self.counter.push(counter);
+            self.value.push(value);
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Results {
     pub summary: Summary,
@@ -127,6 +148,7 @@ pub struct Results {
     pub latency: Option<LatencySeries>,
     pub queue_delay: Option<QueueDelayRows>,
     pub flow_epochs: Option<FlowEpochRows>,
+    pub stages: Option<StageRows>,
 }
 
 /// Jain's fairness index, (Σx)² / (n·Σx²); 1 for an empty or all-zero set.
@@ -232,7 +254,8 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         .iter()
         .map(|p| {
             let qs = p.qdisc.stats();
-            let drops = qs.total_drops() + p.stats.link_losses + p.stats.link_down_drops;
+            let drops =
+                qs.total_drops() + p.stats.link_losses + p.stats.link_down_drops + p.stats.stage_drops;
             drops_total += drops;
             LinkRow {
                 link: sim.net.port_names[p.id.idx()].clone(),
@@ -287,7 +310,25 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         latency: (!m.latency_series.t_s.is_empty()).then(|| m.latency_series.clone()),
         queue_delay: m.queue_delays().next().is_some().then_some(queue_delay),
         flow_epochs: flow_epochs(sim),
+        stages: stages(sim),
     }
+}
+
+/// Every stage's and shim's counters; None if the run had none.
+fn stages(sim: &Simulation) -> Option<StageRows> {
+    let mut rows = StageRows::default();
+    for p in &sim.net.ports {
+        if let Some(s) = p.stage() {
+            rows.push(&sim.net.port_names[p.id.idx()], s.name(), s.counters());
+        }
+    }
+    for (h, hs) in sim.hosts.iter().enumerate() {
+        let name = &sim.net.nodes[sim.net.hosts[h].idx()].name;
+        for shim in hs.shims.iter() {
+            rows.push(name, shim.name(), shim.counters());
+        }
+    }
+    (!rows.at.is_empty()).then_some(rows)
 }
 
 /// The epoch logs of the ports asked for, closed up to the end of the run. A flow is named by

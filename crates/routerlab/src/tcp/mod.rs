@@ -79,6 +79,9 @@ pub struct TcpConfig {
     /// CP endpoint (`mechanisms::cp`): answer a cut segment with a PACK at once, and resend a
     /// segment a PACK names. Off: cut segments are discarded, PACKs ignored.
     pub cp: bool,
+    /// Super-packet sender (`mechanisms::sp::sender`): this connection's segments go through
+    /// its host's SP shim, which groups them into super-packets.
+    pub sp: bool,
     /// Multipath TCP (`crate::mptcp`): the connection's stream over this many subflows.
     pub mptcp: Option<MptcpConfig>,
 }
@@ -117,6 +120,7 @@ impl Default for TcpConfig {
             ecn: false,
             pacing: false,
             cp: false,
+            sp: false,
             mptcp: None,
         }
     }

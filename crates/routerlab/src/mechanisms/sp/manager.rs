@@ -22,17 +22,35 @@
 //! data packet (the sender's RTT from this router's point of view, as TAQ's tracker does); or a
 //! configured value.
 //!
-//! Occupancy is counted in packets, as in Click (the paper, §7).
+//! Occupancy is counted in packets, as in Click (the paper, §7), or optionally in bytes
+//! (free bytes in full-sized-packet units, so maxSpLength and reservations keep their meaning).
+//!
+//! The paper's variants, selectable ([`SpVariant`]), all sharing the epoch and the accounting:
+//! - **Algorithm 1**, the exact table.
+//! - **Bloom** (§4): Algorithm 1's admission test, remembered as a Bloom filter of admitted SPs
+//!   and packets left per sending host ([`super::table::BloomTable`]).
+//! - **Length-aware** (§7, "bases its admission decision on the length of the super-packet"):
+//!   our reading — a new SP (or regular packet) needs room for itself, `length` packets, instead
+//!   of maxSpLength.
+//! - **RED-like** (§7, "only accepts new super-packets under a given threshold"): our reading —
+//!   a new SP is admitted while RED's moving average of the queue is below a threshold;
+//!   regular packets go to the queue as with no manager; no room is set aside for followers.
+//!
+//! The paper calls the variants unproven; `routerlab reproduce sp-*` measures them beside
+//! Algorithm 1. Every variant counts how often an admitted SP lost a packet at this port after
+//! its admission (the queue dropped a follower, or a follower came after its entry expired):
+//! the paper's promise is "best effort", and this is how often it was broken.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
+use super::table::{BloomTable, ExactTable, Follower, SpKey};
 use super::wire::SpMark;
 use crate::ids::{HostId, PacketId};
 use crate::net::packet::FlowKey;
 use crate::net::packet::PacketPool;
 use crate::net::stage::{PortStage, QueueView};
 use crate::qdisc::DropCause;
-use crate::units::SimTime;
+use crate::units::{SimTime, Size};
 
 /// How long an epoch is.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,6 +59,46 @@ pub enum SpEpoch {
     Fixed(SimTime),
     /// Twice the largest RTT observed (the paper's choice), `initial` until the first sample.
     Observed { initial: SimTime },
+}
+
+/// Which admission algorithm and state the manager runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpVariant {
+    Algorithm1,
+    /// A filter of 2^`bits_log2` bits and `hashes` probes per generation.
+    Bloom {
+        bits_log2: u32,
+        hashes: u32,
+    },
+    LengthAware,
+    /// New SPs while RED's average queue (weight `w_q`) is below `threshold` × capacity.
+    RedLike {
+        threshold: f64,
+        w_q: f64,
+    },
+}
+
+impl SpVariant {
+    /// The Bloom variant's defaults: 2²⁰ bits (128 KiB) and 4 hashes per generation.
+    pub const BLOOM: SpVariant = SpVariant::Bloom { bits_log2: 20, hashes: 4 };
+    /// The RED-like variant's defaults: half the buffer, RED's w_q = 0.002 (Floyd and Jacobson).
+    pub const RED_LIKE: SpVariant = SpVariant::RedLike { threshold: 0.5, w_q: 0.002 };
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SpVariant::Algorithm1 => "algorithm1",
+            SpVariant::Bloom { .. } => "bloom",
+            SpVariant::LengthAware => "length-aware",
+            SpVariant::RedLike { .. } => "red-like",
+        }
+    }
+}
+
+/// What the manager counts queue occupancy in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpOccupancy {
+    Packets,
+    Bytes,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,6 +113,12 @@ pub struct SpParams {
     /// trade-off (§3.3).
     pub reserve_weight: f64,
     pub epoch: SpEpoch,
+    pub variant: SpVariant,
+    pub occupancy: SpOccupancy,
+    /// Per-host accounting (beyond the paper; §7 suggests penalizing senders that do not use
+    /// their reservations): a host's new SP is refused while its outstanding reservations plus
+    /// the new one's would exceed this many packets. None: no limit (the paper's algorithm).
+    pub host_cap: Option<u32>,
 }
 
 impl Default for SpParams {
@@ -63,6 +127,9 @@ impl Default for SpParams {
             max_sp_length: 16,
             reserve_weight: 0.7,
             epoch: SpEpoch::Observed { initial: SimTime::from_ms(100) },
+            variant: SpVariant::Algorithm1,
+            occupancy: SpOccupancy::Packets,
+            host_cap: None,
         }
     }
 }
@@ -74,45 +141,65 @@ pub struct SpStats {
     pub regular_refused: u64,
     pub sps_admitted: u64,
     pub sps_refused: u64,
+    /// Of those, refused by the per-host cap alone.
+    pub sps_refused_host_cap: u64,
+    /// Packets the admitted SPs announced (their lengths summed).
+    pub sp_packets_admitted: u64,
     pub followers_forwarded: u64,
-    /// Later packets of SPs refused or expired.
+    /// Later packets of SPs refused or expired (or, Bloom, of hosts with nothing left).
     pub followers_dropped: u64,
+    /// Admitted SPs that lost a packet at this port after admission.
+    pub sps_partially_dropped: u64,
     /// Packets of reservation given back by the last flag, and by expiry.
     pub released_by_last: u64,
     pub released_by_expiry: u64,
+    /// The largest spReserved seen.
+    pub reserved_peak: u64,
 }
 
-/// The key of Algorithm 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct SpKey {
-    src: HostId,
-    dst: HostId,
-    id: u16,
+/// The admitted SPs, in the variant's form.
+#[derive(Debug)]
+enum Store {
+    Exact(ExactTable),
+    Bloom(Box<BloomTable>),
 }
 
 #[derive(Debug)]
 pub struct SpManager {
     pub p: SpParams,
-    /// Packets reserved for admitted SPs: the sum of both tables' entries.
+    /// Packets reserved for admitted SPs: what the live generations hold.
     reserved: u64,
-    current: HashMap<SpKey, u32>,
-    previous: HashMap<SpKey, u32>,
+    store: Store,
     next_rotation: Option<SimTime>,
+    /// Admitted SPs that lost a packet, this generation and the last (to count each once).
+    damaged: [HashSet<SpKey>; 2],
+    /// SPs whose entry expired with packets to come, at the last rotation.
+    expired: Vec<SpKey>,
+    /// RED-like: the moving average of the queue, in packets.
+    avg_queue: f64,
     /// RTT sampling: flows whose SYN passed, and when.
-    syn_at: HashMap<FlowKey, SimTime>,
+    syn_at: std::collections::HashMap<FlowKey, SimTime>,
     max_rtt: Option<SimTime>,
     pub stats: SpStats,
 }
 
 impl SpManager {
     pub fn new(p: SpParams) -> SpManager {
+        let store = match p.variant {
+            SpVariant::Bloom { bits_log2, hashes } => {
+                Store::Bloom(Box::new(BloomTable::new(bits_log2, hashes)))
+            }
+            _ => Store::Exact(ExactTable::default()),
+        };
         SpManager {
             p,
             reserved: 0,
-            current: HashMap::new(),
-            previous: HashMap::new(),
+            store,
             next_rotation: None,
-            syn_at: HashMap::new(),
+            damaged: [HashSet::new(), HashSet::new()],
+            expired: Vec::new(),
+            avg_queue: 0.0,
+            syn_at: Default::default(),
             max_rtt: None,
             stats: SpStats::default(),
         }
@@ -123,14 +210,20 @@ impl SpManager {
         self.reserved
     }
 
-    /// SPs the manager holds state for.
+    /// Entries the manager holds: SPs (exact table) or hosts with packets left (Bloom).
     pub fn live_sps(&self) -> usize {
-        self.current.len() + self.previous.len()
+        match &self.store {
+            Store::Exact(t) => t.live(),
+            Store::Bloom(t) => t.live(),
+        }
     }
 
     /// The sum of the live entries (what `reserved` must equal).
     pub fn live_reservations(&self) -> u64 {
-        self.current.values().chain(self.previous.values()).map(|&n| n as u64).sum()
+        match &self.store {
+            Store::Exact(t) => t.held(),
+            Store::Bloom(t) => t.held(),
+        }
     }
 
     /// The current epoch length.
@@ -141,44 +234,106 @@ impl SpManager {
         }
     }
 
-    /// Algorithm 1 for one arriving packet: admit (true) or drop (false). `free` is the queue's
-    /// free room in packets (queueSize − queueLength).
-    pub fn admit(&mut self, now: SimTime, src: HostId, dst: HostId, mark: SpMark, free: usize) -> bool {
+    /// Algorithm 1 (or the variant) for one arriving packet: admit (true) or drop (false).
+    /// `free` is the queue's free room in packets (queueSize − queueLength). The RED-like
+    /// variant admits every SP here (it needs the queue's average: see `on_arrival`).
+    pub fn admit(&mut self, now: SimTime, src: HostId, dst: HostId, mark: SpMark, free: f64) -> bool {
+        self.admit_in(now, src, dst, mark, free, None)
+    }
+
+    fn admit_in(
+        &mut self,
+        now: SimTime,
+        src: HostId,
+        dst: HostId,
+        mark: SpMark,
+        free: f64,
+        red: Option<(f64, f64)>,
+    ) -> bool {
         self.rotate(now);
         let key = SpKey { src, dst, id: mark.id };
         if !mark.is_sp() || mark.first {
-            let room = free as f64 - self.reserved as f64 * self.p.reserve_weight;
-            let admitted = room >= self.p.max_sp_length as f64;
             let left = (mark.length as u32).saturating_sub(1);
+            let mut admitted = self.admission_test(mark, free, red);
+            if admitted
+                && let Some(cap) = self.p.host_cap
+                && self.host_held(src) + left as u64 > cap as u64
+            {
+                admitted = false;
+                self.stats.sps_refused_host_cap += 1;
+            }
             match (mark.is_sp(), admitted) {
                 (false, true) => self.stats.regular_accepted += 1,
                 (false, false) => self.stats.regular_refused += 1,
-                (true, true) => self.stats.sps_admitted += 1,
+                (true, true) => {
+                    self.stats.sps_admitted += 1;
+                    self.stats.sp_packets_admitted += mark.length as u64;
+                }
                 (true, false) => self.stats.sps_refused += 1,
             }
             if admitted && left > 0 && !mark.last {
-                // A reused identifier replaces the old entry: give its reservation back first.
-                let old = self.current.insert(key, left).or_else(|| self.previous.remove(&key));
-                self.reserved = self.reserved - old.unwrap_or(0) as u64 + left as u64;
+                let replaced = match &mut self.store {
+                    Store::Exact(t) => t.admit(key, left),
+                    Store::Bloom(t) => {
+                        t.admit(key, left);
+                        0
+                    }
+                };
+                self.reserved = self.reserved - replaced as u64 + left as u64;
+                self.stats.reserved_peak = self.stats.reserved_peak.max(self.reserved);
             }
             return admitted;
         }
-        let table = if self.current.contains_key(&key) { &mut self.current } else { &mut self.previous };
-        let Some(left) = table.get_mut(&key) else {
-            self.stats.followers_dropped += 1;
-            return false;
+        let verdict = match &mut self.store {
+            Store::Exact(t) => t.follower(key, mark.last),
+            Store::Bloom(t) => t.follower(key),
         };
-        *left -= 1;
-        self.reserved -= 1;
-        if mark.last {
-            self.reserved -= *left as u64;
-            self.stats.released_by_last += *left as u64;
-            table.remove(&key);
-        } else if *left == 0 {
-            table.remove(&key);
+        match verdict {
+            Follower::Pass { released } => {
+                self.reserved -= 1 + released as u64;
+                self.stats.released_by_last += released as u64;
+                self.stats.followers_forwarded += 1;
+                true
+            }
+            Follower::Unknown | Follower::Exhausted => {
+                self.stats.followers_dropped += 1;
+                let was_admitted = verdict == Follower::Exhausted || self.expired.binary_search(&key).is_ok();
+                if was_admitted {
+                    self.mark_damaged(key);
+                }
+                false
+            }
         }
-        self.stats.followers_forwarded += 1;
-        true
+    }
+
+    /// Packets reserved for `host`'s SPs.
+    pub fn host_held(&self, host: HostId) -> u64 {
+        match &self.store {
+            Store::Exact(t) => t.host_held(host),
+            Store::Bloom(t) => t.host_held(host),
+        }
+    }
+
+    /// May a regular packet or a new SP in?
+    fn admission_test(&self, mark: SpMark, free: f64, red: Option<(f64, f64)>) -> bool {
+        let room = free - self.reserved as f64 * self.p.reserve_weight;
+        match self.p.variant {
+            SpVariant::Algorithm1 | SpVariant::Bloom { .. } => room >= self.p.max_sp_length as f64,
+            SpVariant::LengthAware => room >= mark.length.max(1) as f64,
+            // Regular packets: the queue decides, as with no manager.
+            SpVariant::RedLike { threshold, .. } => match red {
+                _ if !mark.is_sp() => true,
+                Some((avg, capacity)) => avg < threshold * capacity,
+                None => true,
+            },
+        }
+    }
+
+    /// An admitted SP lost a packet: count it once.
+    fn mark_damaged(&mut self, key: SpKey) {
+        if !self.damaged[1].contains(&key) && self.damaged[0].insert(key) {
+            self.stats.sps_partially_dropped += 1;
+        }
     }
 
     /// A TCP segment passed: SYN-to-first-data gaps are the router's RTT samples.
@@ -197,7 +352,7 @@ impl SpManager {
         }
     }
 
-    /// Swap the tables for every epoch that ended by `now`; what falls out gives its
+    /// Swap the generations for every epoch that ended by `now`; what falls out gives its
     /// reservation back.
     fn rotate(&mut self, now: SimTime) {
         let epoch = self.epoch();
@@ -205,18 +360,34 @@ impl SpManager {
         if now < next {
             return;
         }
-        let mut expired: u64 = self.previous.values().map(|&n| n as u64).sum();
-        self.previous = std::mem::take(&mut self.current);
-        if now >= next + epoch {
-            // Two swaps due: the newer table is stale too.
-            expired += self.previous.values().map(|&n| n as u64).sum::<u64>();
-            self.previous.clear();
-            self.next_rotation = Some(now + epoch);
-        } else {
-            self.next_rotation = Some(next + epoch);
+        // A long silence: the newer generation is stale too.
+        let both = now >= next + epoch;
+        self.next_rotation = Some(if both { now + epoch } else { next + epoch });
+        self.expired.clear();
+        let given_back = match &mut self.store {
+            Store::Exact(t) => t.rotate(both, &mut self.expired),
+            Store::Bloom(t) => t.rotate(both),
+        };
+        self.reserved -= given_back;
+        self.stats.released_by_expiry += given_back;
+        self.damaged.swap(0, 1);
+        self.damaged[0].clear();
+        if both {
+            self.damaged[1].clear();
         }
-        self.reserved -= expired;
-        self.stats.released_by_expiry += expired;
+    }
+
+    /// Free room and the RED-like variant's (average, capacity), in the configured unit.
+    fn room(&mut self, q: &QueueView) -> (f64, Option<(f64, f64)>) {
+        let Some(cap) = q.capacity_packets else { return (f64::INFINITY, None) };
+        let (cap, queued) = match self.p.occupancy {
+            SpOccupancy::Packets => (cap as f64, q.packets as f64),
+            SpOccupancy::Bytes => (cap as f64, q.bytes as f64 / Size::FULL_PACKET_BYTES as f64),
+        };
+        if let SpVariant::RedLike { w_q, .. } = self.p.variant {
+            self.avg_queue += w_q * (queued - self.avg_queue);
+        }
+        ((cap - queued).max(0.0), Some((self.avg_queue, cap)))
     }
 }
 
@@ -232,13 +403,36 @@ impl PortStage for SpManager {
         if let Some((key, syn)) = FlowKey::of(p) {
             self.observe(now, key, syn, p.tcp.payload_len);
         }
-        // A queue without a fixed capacity never runs out of room.
-        let free = q.capacity_packets.map_or(usize::MAX, |c| c.saturating_sub(q.packets));
-        if self.admit(now, p.ip.src, p.ip.dst, SpMark::read(&p.ip), free) {
-            Ok(())
-        } else {
-            Err(DropCause::Admission)
+        let (src, dst, mark) = (p.ip.src, p.ip.dst, SpMark::read(&p.ip));
+        let (free, red) = self.room(q);
+        if self.admit_in(now, src, dst, mark, free, red) { Ok(()) } else { Err(DropCause::Admission) }
+    }
+
+    fn on_lost(&mut self, _now: SimTime, pkt: PacketId, pool: &PacketPool) {
+        let ip = &pool.get(pkt).ip;
+        let mark = SpMark::read(ip);
+        if mark.is_sp() {
+            self.mark_damaged(SpKey { src: ip.src, dst: ip.dst, id: mark.id });
         }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let s = &self.stats;
+        vec![
+            ("regular_accepted", s.regular_accepted),
+            ("regular_refused", s.regular_refused),
+            ("sps_admitted", s.sps_admitted),
+            ("sps_refused", s.sps_refused),
+            ("sps_refused_host_cap", s.sps_refused_host_cap),
+            ("sp_packets_admitted", s.sp_packets_admitted),
+            ("followers_forwarded", s.followers_forwarded),
+            ("followers_dropped", s.followers_dropped),
+            ("sps_partially_dropped", s.sps_partially_dropped),
+            ("released_by_last", s.released_by_last),
+            ("released_by_expiry", s.released_by_expiry),
+            ("reserved_peak", s.reserved_peak),
+            ("reserved_at_end", self.reserved),
+        ]
     }
 
     fn name(&self) -> &'static str {
@@ -276,12 +470,12 @@ mod tests {
     fn admission_needs_max_sp_length_of_room_beyond_the_weighted_reservations() {
         let mut m = fixed(1000);
         // Room 40: a 31-packet SP reserves 30.
-        assert!(m.admit(ms(0), A, B, first(1, 31), 40));
+        assert!(m.admit(ms(0), A, B, first(1, 31), 40.0));
         assert_eq!(m.reserved(), 30);
         // 40 − 0.7 × 30 = 19 ≥ 16: admitted; 35 − 21 = 14 < 16: refused, regular or SP.
-        assert!(m.admit(ms(0), A, B, REGULAR, 40));
-        assert!(!m.admit(ms(0), A, B, REGULAR, 35));
-        assert!(!m.admit(ms(0), A, B, first(2, 5), 35));
+        assert!(m.admit(ms(0), A, B, REGULAR, 40.0));
+        assert!(!m.admit(ms(0), A, B, REGULAR, 35.0));
+        assert!(!m.admit(ms(0), A, B, first(2, 5), 35.0));
         assert_eq!(m.reserved(), 30, "a refused SP reserves nothing");
         assert_eq!(m.stats.regular_refused + m.stats.sps_refused, 2);
     }
@@ -289,23 +483,26 @@ mod tests {
     #[test]
     fn followers_consume_the_reservation_and_the_entry_goes_at_zero() {
         let mut m = fixed(1000);
-        assert!(m.admit(ms(0), A, B, first(7, 3), 100));
+        assert!(m.admit(ms(0), A, B, first(7, 3), 100.0));
         assert_eq!((m.reserved(), m.live_sps()), (2, 1));
-        assert!(m.admit(ms(1), A, B, next(7, 3), 0), "an admitted SP's packet passes even into a full queue");
+        assert!(
+            m.admit(ms(1), A, B, next(7, 3), 0.0),
+            "an admitted SP's packet passes even into a full queue"
+        );
         assert_eq!(m.reserved(), 1);
-        assert!(m.admit(ms(2), A, B, next(7, 3), 0));
+        assert!(m.admit(ms(2), A, B, next(7, 3), 0.0));
         assert_eq!((m.reserved(), m.live_sps()), (0, 0));
-        assert!(!m.admit(ms(3), A, B, next(7, 3), 100), "a fourth packet is not reserved");
+        assert!(!m.admit(ms(3), A, B, next(7, 3), 100.0), "a fourth packet is not reserved");
         // The key includes both addresses: the same id from another source is another SP.
-        assert!(!m.admit(ms(3), B, A, next(7, 3), 100));
+        assert!(!m.admit(ms(3), B, A, next(7, 3), 100.0));
     }
 
     #[test]
     fn a_refused_sp_never_puts_a_packet_in_the_queue() {
         let mut m = fixed(1000);
-        assert!(!m.admit(ms(0), A, B, first(9, 10), 10));
+        assert!(!m.admit(ms(0), A, B, first(9, 10), 10.0));
         for t in 1..10 {
-            assert!(!m.admit(ms(t), A, B, next(9, 10), 100), "room or not, its followers are dropped");
+            assert!(!m.admit(ms(t), A, B, next(9, 10), 100.0), "room or not, its followers are dropped");
         }
         assert_eq!(m.stats.followers_dropped, 9);
         assert_eq!(m.reserved(), 0);
@@ -314,10 +511,10 @@ mod tests {
     #[test]
     fn the_last_flag_gives_back_what_is_left() {
         let mut m = fixed(1000);
-        assert!(m.admit(ms(0), A, B, first(3, 10), 100));
-        assert!(m.admit(ms(1), A, B, next(3, 10), 100));
+        assert!(m.admit(ms(0), A, B, first(3, 10), 100.0));
+        assert!(m.admit(ms(1), A, B, next(3, 10), 100.0));
         assert_eq!(m.reserved(), 8);
-        assert!(m.admit(ms(2), A, B, SpMark { last: true, ..next(3, 10) }, 100));
+        assert!(m.admit(ms(2), A, B, SpMark { last: true, ..next(3, 10) }, 100.0));
         assert_eq!((m.reserved(), m.live_sps()), (0, 0));
         assert_eq!(m.stats.released_by_last, 7);
     }
@@ -325,16 +522,16 @@ mod tests {
     #[test]
     fn expiry_returns_the_reservation_after_one_to_two_epochs() {
         let mut m = fixed(100);
-        assert!(m.admit(ms(0), A, B, first(1, 20), 100)); // epochs end at 100, 200, …
-        assert!(m.admit(ms(150), A, B, next(1, 20), 100), "one epoch old: still known");
+        assert!(m.admit(ms(0), A, B, first(1, 20), 100.0)); // epochs end at 100, 200, …
+        assert!(m.admit(ms(150), A, B, next(1, 20), 100.0), "one epoch old: still known");
         assert_eq!(m.reserved(), 18);
-        assert!(m.admit(ms(210), A, B, REGULAR, 100)); // the 200 ms swap drops it
+        assert!(m.admit(ms(210), A, B, REGULAR, 100.0)); // the 200 ms swap drops it
         assert_eq!((m.reserved(), m.live_sps()), (0, 0));
         assert_eq!(m.stats.released_by_expiry, 18);
-        assert!(!m.admit(ms(220), A, B, next(1, 20), 100), "its late packets are dropped");
+        assert!(!m.admit(ms(220), A, B, next(1, 20), 100.0), "its late packets are dropped");
         // A long silence expires both tables at once.
-        assert!(m.admit(ms(230), A, B, first(2, 5), 100));
-        assert!(m.admit(ms(900), A, B, REGULAR, 100));
+        assert!(m.admit(ms(230), A, B, first(2, 5), 100.0));
+        assert!(m.admit(ms(900), A, B, REGULAR, 100.0));
         assert_eq!(m.reserved(), 0);
     }
 
@@ -369,7 +566,7 @@ mod tests {
                     _ => SpMark { last: true, ..next(id, length) },
                 };
                 let src = if id % 2 == 0 { A } else { B };
-                m.admit(now, src, B, mark, free);
+                m.admit(now, src, B, mark, free as f64);
                 prop_assert_eq!(m.reserved(), m.live_reservations());
             }
         }

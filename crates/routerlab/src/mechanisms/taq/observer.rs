@@ -3,10 +3,10 @@
 //!
 //! The port shows it every arriving segment and every segment it lets go of (overflow, push-out,
 //! early drop); the observer changes nothing. A pushed-out segment was judged on arrival, long
-//! before: the judgement (new or retransmitted) travels with it in `meta.observed_retx`.
+//! before: the judgement (new or retransmitted) travels with it in `MetaFlags::OBSERVED_RETX`.
 
 use super::tracker::{FlowKey, FlowTracker, TrackerParams};
-use crate::net::packet::Packet;
+use crate::net::packet::{MetaFlags, Packet};
 use crate::units::SimTime;
 
 #[derive(Debug)]
@@ -25,7 +25,7 @@ impl FlowObserver {
     /// A packet arrived at the port.
     pub fn on_arrival(&mut self, now: SimTime, p: &mut Packet) {
         if let Some((_, retransmission)) = self.tracker.on_segment(now, p) {
-            p.meta.observed_retx = retransmission;
+            p.meta.flags.set(MetaFlags::OBSERVED_RETX, retransmission);
         }
     }
 
@@ -34,7 +34,13 @@ impl FlowObserver {
         if let Some((key, _)) = FlowKey::of(p)
             && p.tcp.payload_len > 0
         {
-            self.tracker.on_drop(now, key, p.tcp.seq, p.tcp.payload_len, p.meta.observed_retx);
+            self.tracker.on_drop(
+                now,
+                key,
+                p.tcp.seq,
+                p.tcp.payload_len,
+                p.meta.flags.has(MetaFlags::OBSERVED_RETX),
+            );
         }
     }
 }
@@ -60,7 +66,9 @@ mod tests {
         o.on_arrival(ms(100), &mut first);
         let mut retx = segment(1, 500, false);
         o.on_arrival(ms(150), &mut retx);
-        assert!(!first.meta.observed_retx && retx.meta.observed_retx);
+        assert!(
+            !first.meta.flags.has(MetaFlags::OBSERVED_RETX) && retx.meta.flags.has(MetaFlags::OBSERVED_RETX)
+        );
         // A newer segment arrives, then the queue pushes the retransmission out.
         o.on_arrival(ms(160), &mut segment(501, 500, false));
         o.on_drop(ms(170), &retx);

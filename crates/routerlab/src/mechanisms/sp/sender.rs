@@ -1,0 +1,240 @@
+//! The super-packet sender (§4): a host shim that turns a flow's bursts into super-packets.
+//!
+//! A TCP sender cannot know how long a window will be when it sends its first packet, so the
+//! shim holds each flow's outgoing segments and, once the flow has been quiet for T_buffer,
+//! sends everything held back to back as one SP (several if more than 63 are held, the 6-bit
+//! length's limit). T_buffer is "the time required to transmit five packets" at the sender's
+//! link rate: 60 µs at 1 Gbps with 1500-byte packets (§4).
+//!
+//! Only connections with `sp` on go through the shim (per flow, so "SP on all flows" and "SP
+//! on short flows only" compare). Pure control segments (SYN, ACK) of a flow with nothing held
+//! pass at once; once data is held, every later segment of the flow queues behind it, so order
+//! is kept. A flush of a single packet is sent as a regular packet (an SP of length 1, to
+//! Algorithm 1). SP identifiers count per destination, as §3.2 requires uniqueness per
+//! (source, destination).
+
+use std::collections::HashMap;
+
+use super::wire::{MAX_SP_LENGTH, SpMark};
+use crate::host::HostShim;
+use crate::ids::{HostId, PacketId};
+use crate::net::packet::{FlowKey, MetaFlags, PacketPool};
+use crate::units::{Rate, SimTime, Size};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpSenderParams {
+    /// Quiet time after which a flow's held segments leave as one SP.
+    pub t_buffer: SimTime,
+    /// Largest SP length sent (at most 63, the wire's limit).
+    pub max_length: u32,
+}
+
+impl SpSenderParams {
+    /// Packets' worth of transmission time in T_buffer (§4: "the time required to transmit
+    /// five packets").
+    pub const BUFFER_PACKETS: u64 = 5;
+
+    /// The paper's defaults for a host whose link runs at `rate`: T_buffer = five 1500-byte
+    /// packets' transmission time, SPs up to 63 packets.
+    pub fn for_link(rate: Rate) -> SpSenderParams {
+        SpSenderParams {
+            t_buffer: rate.tx_time(Self::BUFFER_PACKETS * Size::FULL_PACKET_BYTES),
+            max_length: MAX_SP_LENGTH,
+        }
+    }
+}
+
+/// What the shim sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpSenderStats {
+    /// Super-packets (length ≥ 2) and the packets in them.
+    pub sps: u64,
+    pub sp_packets: u64,
+    /// Flushes of a single packet, sent regular.
+    pub singles: u64,
+}
+
+#[derive(Debug)]
+struct FlowBuffer {
+    dst: HostId,
+    held: Vec<PacketId>,
+    /// When the flow will have been quiet for T_buffer.
+    quiet_at: SimTime,
+}
+
+#[derive(Debug)]
+pub struct SpSender {
+    pub p: SpSenderParams,
+    /// Flows in the order first seen (flushes due at once go in this order).
+    flows: Vec<FlowBuffer>,
+    index: HashMap<FlowKey, usize>,
+    next_id: HashMap<HostId, u16>,
+    pub stats: SpSenderStats,
+}
+
+impl SpSender {
+    pub fn new(p: SpSenderParams) -> SpSender {
+        debug_assert!((1..=MAX_SP_LENGTH).contains(&p.max_length));
+        SpSender {
+            p,
+            flows: Vec::new(),
+            index: HashMap::new(),
+            next_id: HashMap::new(),
+            stats: Default::default(),
+        }
+    }
+
+    /// Send a flow's held packets as SPs of at most `max_length`.
+    fn flush(&mut self, f: usize, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
+        let FlowBuffer { dst, held, .. } = &mut self.flows[f];
+        for chunk in held.chunks(self.p.max_length as usize) {
+            if chunk.len() == 1 {
+                self.stats.singles += 1;
+            } else {
+                let id = self.next_id.entry(*dst).or_default();
+                for (i, &p) in chunk.iter().enumerate() {
+                    let mark = SpMark { first: i == 0, last: false, length: chunk.len() as u8, id: *id };
+                    mark.write(&mut pool.get_mut(p).ip);
+                }
+                *id = id.wrapping_add(1);
+                self.stats.sps += 1;
+                self.stats.sp_packets += chunk.len() as u64;
+            }
+            out.extend_from_slice(chunk);
+        }
+        held.clear();
+    }
+}
+
+impl HostShim for SpSender {
+    fn on_egress(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
+        let p = pool.get(pkt);
+        let key = match FlowKey::of(p) {
+            Some((key, _)) if p.meta.flags.has(MetaFlags::SP_SENDER) => key,
+            _ => return out.push(pkt),
+        };
+        let f = *self.index.entry(key).or_insert_with(|| {
+            self.flows.push(FlowBuffer { dst: key.dst, held: Vec::new(), quiet_at: SimTime::ZERO });
+            self.flows.len() - 1
+        });
+        let buf = &mut self.flows[f];
+        if p.tcp.payload_len == 0 && buf.held.is_empty() {
+            return out.push(pkt);
+        }
+        buf.held.push(pkt);
+        buf.quiet_at = now + self.p.t_buffer;
+        if self.p.t_buffer == SimTime::ZERO {
+            self.flush(f, pool, out);
+        }
+    }
+
+    fn poll_at(&self) -> Option<SimTime> {
+        self.flows.iter().filter(|f| !f.held.is_empty()).map(|f| f.quiet_at).min()
+    }
+
+    fn on_timer(&mut self, now: SimTime, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
+        for f in 0..self.flows.len() {
+            if !self.flows[f].held.is_empty() && self.flows[f].quiet_at <= now {
+                self.flush(f, pool, out);
+            }
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("sps_sent", self.stats.sps),
+            ("sp_packets_sent", self.stats.sp_packets),
+            ("singles_sent", self.stats.singles),
+        ]
+    }
+
+    fn name(&self) -> &'static str {
+        "sp-sender"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{Packet, TcpFlags, TcpSegment};
+
+    fn data(pool: &mut PacketPool, sport: u16, payload: u32, sp: bool) -> PacketId {
+        let tcp = TcpSegment {
+            src_port: sport,
+            dst_port: 80,
+            flags: TcpFlags::ACK,
+            payload_len: payload,
+            ..Default::default()
+        };
+        let mut p = Packet::tcp_for_test(HostId(0), HostId(1), tcp);
+        p.meta.flags.set(MetaFlags::SP_SENDER, sp);
+        pool.alloc(p)
+    }
+
+    fn marks(pool: &PacketPool, out: &[PacketId]) -> Vec<(bool, u8, u16)> {
+        out.iter()
+            .map(|&p| {
+                let m = SpMark::read(&pool.get(p).ip);
+                (m.first, m.length, m.id)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_burst_leaves_as_one_super_packet_after_t_buffer_of_quiet() {
+        let mut pool = PacketPool::new();
+        let mut s = SpSender::new(SpSenderParams::for_link(Rate::from_gbps(1)));
+        assert_eq!(s.p.t_buffer, SimTime::from_us(60), "§4: 60 µs at 1 Gbps");
+        let mut out = Vec::new();
+        for t in 0..4 {
+            s.on_egress(SimTime::from_us(10 * t), data(&mut pool, 1, 1000, true), &mut pool, &mut out);
+        }
+        assert!(out.is_empty(), "held while the flow keeps sending");
+        assert_eq!(s.poll_at(), Some(SimTime::from_us(90)));
+        s.on_timer(SimTime::from_us(90), &mut pool, &mut out);
+        assert_eq!(marks(&pool, &out), vec![(true, 4, 0), (false, 4, 0), (false, 4, 0), (false, 4, 0)]);
+        assert_eq!(s.poll_at(), None);
+        // The next SP to the same destination takes the next identifier.
+        out.clear();
+        for _ in 0..2 {
+            s.on_egress(SimTime::from_us(100), data(&mut pool, 1, 1000, true), &mut pool, &mut out);
+        }
+        s.on_timer(SimTime::from_us(160), &mut pool, &mut out);
+        assert_eq!(marks(&pool, &out), vec![(true, 2, 1), (false, 2, 1)]);
+    }
+
+    #[test]
+    fn long_bursts_split_at_the_length_cap_and_singles_stay_regular() {
+        let mut pool = PacketPool::new();
+        let mut s = SpSender::new(SpSenderParams { t_buffer: SimTime::from_us(60), max_length: 3 });
+        let mut out = Vec::new();
+        for _ in 0..7 {
+            s.on_egress(SimTime::ZERO, data(&mut pool, 1, 1000, true), &mut pool, &mut out);
+        }
+        s.on_timer(SimTime::from_us(60), &mut pool, &mut out);
+        let lengths: Vec<u8> = marks(&pool, &out).iter().map(|m| m.1).collect();
+        assert_eq!(lengths, vec![3, 3, 3, 3, 3, 3, 0], "3 + 3 + a regular packet");
+        assert_eq!(s.stats, SpSenderStats { sps: 2, sp_packets: 6, singles: 1 });
+    }
+
+    #[test]
+    fn other_flows_and_bare_acks_pass_and_order_is_kept() {
+        let mut pool = PacketPool::new();
+        let mut s = SpSender::new(SpSenderParams::for_link(Rate::from_gbps(1)));
+        let mut out = Vec::new();
+        let legacy = data(&mut pool, 2, 1000, false);
+        s.on_egress(SimTime::ZERO, legacy, &mut pool, &mut out);
+        let ack = data(&mut pool, 1, 0, true);
+        s.on_egress(SimTime::ZERO, ack, &mut pool, &mut out);
+        assert_eq!(out, vec![legacy, ack], "a flow without SP, and a bare ACK with nothing held, pass");
+        out.clear();
+        let d = data(&mut pool, 1, 1000, true);
+        let fin = data(&mut pool, 1, 0, true);
+        pool.get_mut(fin).tcp.flags = TcpFlags::FIN;
+        s.on_egress(SimTime::ZERO, d, &mut pool, &mut out);
+        s.on_egress(SimTime::ZERO, fin, &mut pool, &mut out);
+        assert!(out.is_empty(), "the FIN waits behind the held data");
+        s.on_timer(SimTime::from_us(60), &mut pool, &mut out);
+        assert_eq!(out, vec![d, fin]);
+    }
+}

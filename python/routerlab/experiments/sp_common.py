@@ -1,0 +1,49 @@
+"""What every super-packet analysis reads: the SPManager's and the SP senders' counters from
+the `stages` table, summed over a run's routers and hosts."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from . import Run
+
+
+def stage_counters(run: Run, stage: str) -> dict[str, int]:
+    """Counters of every `stage` ("sp-manager", "sp-sender", …) in the run, summed."""
+    out: dict[str, int] = defaultdict(int)
+    t = run.tables.get("stages")
+    if t is None:
+        return out
+    for s, name, value in zip(
+        t.column("stage").to_pylist(),
+        t.column("counter").to_pylist(),
+        t.column("value").to_pylist(),
+        strict=True,
+    ):
+        if s == stage:
+            out[name] += value
+    return out
+
+
+def partial_share(run: Run) -> float | None:
+    """The share of admitted super-packets that lost a packet at an SP router after their
+    admission (the paper's "not absolute guarantees", measured); None without SPs."""
+    c = stage_counters(run, "sp-manager")
+    return c["sps_partially_dropped"] / c["sps_admitted"] if c["sps_admitted"] else None
+
+
+def mean_or_none(xs: list[float]) -> float | None:
+    """The mean, or None for a configuration without super-packets."""
+    return sum(xs) / len(xs) if xs else None
+
+
+def flow_groups(run: Run) -> dict[int, str]:
+    """Each flow's workload name."""
+    f = run.tables["flows"]
+    return dict(zip(f.column("flow_id").to_pylist(), f.column("group").to_pylist(), strict=True))
+
+
+def mean_sp_length(run: Run) -> float | None:
+    """Mean length of the super-packets the senders sent (length ≥ 2); None if none."""
+    c = stage_counters(run, "sp-sender")
+    return c["sp_packets_sent"] / c["sps_sent"] if c["sps_sent"] else None

@@ -1,0 +1,77 @@
+"""Analysis of sp-incast: completion times of 50 simultaneous flows through a congested
+super-packet router, per router variant, for 10- and 100-packet flows (super-packets §5.3,
+Fig. 3 and 4): mean and slowest FCT, their ratios regular over SP, the sorted curves."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pyarrow as pa
+
+from . import Analysis
+from .plots import figure
+from .sp_common import mean_or_none, mean_sp_length, partial_share
+from .stats import mean_ci
+
+#: Full-sized segments' payload: flow sizes are multiples of it.
+MSS = 1460
+
+
+def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
+    # (router, packets) -> seed -> sorted FCTs
+    fcts: dict[tuple, dict[int, np.ndarray]] = defaultdict(dict)
+    partial: dict[tuple, list[float]] = defaultdict(list)
+    length: dict[tuple, list[float]] = defaultdict(list)
+    for r in runs:
+        key = (r.params["router"], int(r.params["flow_bytes"]) // MSS)
+        f = np.asarray(r.tables["flows"].column("fct_s").to_pylist(), dtype=float)
+        # An unfinished flow (none expected in 30 s) counts with the whole run.
+        fcts[key][r.seed] = np.sort(np.where(np.isnan(f), float(r.summary["sim_seconds"]), f))
+        if (p := partial_share(r)) is not None:
+            partial[key].append(p)
+        if (m := mean_sp_length(r)) is not None:
+            length[key].append(m)
+    seeds = sorted(next(iter(fcts.values())))
+    sizes = sorted({k[1] for k in fcts})
+
+    def ratio(stat, n, router="sp"):
+        return mean_ci(stat(fcts["regular", n][s]) / stat(fcts[router, n][s]) for s in seeds)
+
+    quantities = {}
+    for n in sizes:
+        quantities[f"mean_ratio_{n}"] = ratio(np.mean, n)
+        quantities[f"worst_ratio_{n}"] = ratio(np.max, n)
+
+    rows = defaultdict(list)
+    for router, n in sorted(fcts):
+        rows["router"].append(router)
+        rows["packets"].append(n)
+        mean_ci(float(np.mean(fcts[router, n][s])) for s in seeds).append_to(rows, "mean_fct_s")
+        mean_ci(float(np.median(fcts[router, n][s])) for s in seeds).append_to(rows, "median_fct_s")
+        mean_ci(float(np.max(fcts[router, n][s])) for s in seeds).append_to(rows, "worst_fct_s")
+        ratio(np.mean, n, router).append_to(rows, "regular_over_mean")
+        ratio(np.max, n, router).append_to(rows, "regular_over_worst")
+        rows["sp_partially_dropped"].append(mean_or_none(partial[router, n]))
+        rows["mean_sp_length"].append(mean_or_none(length[router, n]))
+        rows["seeds"].append(len(seeds))
+
+    def draw(axes):
+        routers = sorted({k[0] for k in fcts}, key=lambda r: (r != "regular", r != "sp", r))
+        for ax, n in zip(axes, sizes, strict=True):
+            for router in routers:
+                # The flows' k-th fastest FCT, averaged over seeds (the paper's sorted curves).
+                curve = np.mean([fcts[router, n][s] for s in seeds], axis=0)
+                ax.plot(np.arange(1, len(curve) + 1), curve * 1e3, label=router)
+            ax.set_xlabel("flow (sorted by FCT)")
+            ax.set_title(f"{n}-packet flows", fontsize=9)
+        axes[0].set_ylabel("FCT (ms)")
+        axes[0].legend(fontsize="small")
+
+    return Analysis(
+        quantities=quantities,
+        tables={"fct": pa.table(dict(rows))},
+        figures=[
+            figure(draw, "fct_sorted", f"{exp['id']}: 50 simultaneous flows", ncols=len(sizes))
+        ],
+    )

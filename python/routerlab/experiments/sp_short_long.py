@@ -1,0 +1,96 @@
+"""Analysis of sp-short-long: the short flows' FCTs and the long flows' throughput from the
+first burst on, with super-packets on no flow, every flow, short flows only (super-packets
+§5.4, Fig. 5 and 6)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pyarrow as pa
+
+from . import Analysis
+from .plots import figure
+from .sp_common import flow_groups, mean_or_none, partial_share
+from .stats import mean_ci
+
+#: When the first burst starts (the template's `start` of the short flows).
+BURSTS_FROM_S = 5.0
+ARMS = ("regular", "sp-all", "sp-short")
+
+
+def short_fcts(run) -> np.ndarray:
+    t = run.tables["transfers"]
+    group = flow_groups(run)
+    start = np.asarray(t.column("start_s"), dtype=float)
+    end = np.asarray(t.column("end_s").to_pylist(), dtype=float)
+    short = np.asarray([group[f] == "short" for f in t.column("flow_id").to_pylist()])
+    took = np.where(np.isnan(end), float(run.summary["sim_seconds"]) - start, end - start)
+    return np.sort(took[short])
+
+
+def long_throughput(run) -> float:
+    """The long flows' delivered rate summed, averaged from the first burst to the end."""
+    ts = run.tables["timeseries"]
+    long_ids = [f for f, g in flow_groups(run).items() if g == "long"]
+    t = np.asarray(ts.column("t_s"), dtype=float)
+    fid = np.asarray(ts.column("flow_id"))
+    rate = np.asarray(ts.column("delivered_bps"), dtype=float)
+    keep = (t > BURSTS_FROM_S) & np.isin(fid, long_ids)
+    samples = len(np.unique(t[keep]))
+    return float(rate[keep].sum() / samples)
+
+
+def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
+    fct: dict[str, dict[int, np.ndarray]] = defaultdict(dict)
+    thr: dict[str, dict[int, float]] = defaultdict(dict)
+    partial: dict[str, list[float]] = defaultdict(list)
+    for r in runs:
+        arm = r.params["sp"]
+        fct[arm][r.seed] = short_fcts(r)
+        thr[arm][r.seed] = long_throughput(r)
+        if (p := partial_share(r)) is not None:
+            partial[arm].append(p)
+    seeds = sorted(fct["regular"])
+
+    def mean_ratio(a, b):
+        return mean_ci(np.mean(fct[a][s]) / np.mean(fct[b][s]) for s in seeds)
+
+    quantities = {
+        "short_mean_ratio": mean_ratio("regular", "sp-short"),
+        "all_over_short_mean": mean_ratio("sp-all", "sp-short"),
+        "long_loss_sp_short": mean_ci(1 - thr["sp-short"][s] / thr["regular"][s] for s in seeds),
+        "long_loss_sp_all": mean_ci(1 - thr["sp-all"][s] / thr["regular"][s] for s in seeds),
+    }
+
+    rows = defaultdict(list)
+    for arm in ARMS:
+        rows["sp"].append(arm)
+        mean_ci(float(np.mean(fct[arm][s])) for s in seeds).append_to(rows, "short_mean_fct_s")
+        mean_ci(float(np.median(fct[arm][s])) for s in seeds).append_to(rows, "short_median_fct_s")
+        mean_ci(float(np.max(fct[arm][s])) for s in seeds).append_to(rows, "short_worst_fct_s")
+        mean_ci(thr[arm][s] / 1e6 for s in seeds).append_to(rows, "long_mbps")
+        mean_ci(1 - thr[arm][s] / thr["regular"][s] for s in seeds).append_to(rows, "long_loss")
+        rows["short_flows"].append(int(sum(len(fct[arm][s]) for s in seeds)))
+        rows["sp_partially_dropped"].append(mean_or_none(partial[arm]))
+        rows["seeds"].append(len(seeds))
+
+    def draw(axes):
+        for arm in ARMS:
+            # Every seed's short flows pooled and sorted (a seed may finish fewer bursts).
+            curve = np.sort(np.concatenate([fct[arm][s] for s in seeds]))
+            axes[0].plot(np.linspace(0, 20, len(curve)), curve * 1e3, label=arm)
+        axes[0].set_yscale("log")
+        axes[0].set_xlabel("short flow (sorted by FCT; seeds pooled, scaled to 20)")
+        axes[0].set_ylabel("FCT (ms)")
+        axes[0].legend(fontsize="small")
+        means = [np.mean([thr[a][s] for s in seeds]) / 1e6 for a in ARMS]
+        axes[1].bar(ARMS, means)
+        axes[1].set_ylim(min(means) * 0.98, max(means) * 1.01)
+        axes[1].set_ylabel("long flows' throughput (Mbps)")
+
+    return Analysis(
+        quantities=quantities,
+        tables={"short_long": pa.table(dict(rows))},
+        figures=[figure(draw, "short_long", f"{exp['id']}: short flows amid 25 long", ncols=2)],
+    )
