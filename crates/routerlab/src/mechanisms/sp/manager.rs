@@ -548,6 +548,46 @@ mod tests {
         assert_eq!(m.epoch(), ms(100));
     }
 
+    #[test]
+    fn byte_occupancy_counts_small_packets_as_what_they_fill() {
+        // 60 ACK-sized packets (60 B each) in a 100-packet queue: 40 packets free counted in
+        // packets, but nearly the whole buffer counted in bytes.
+        let q = QueueView {
+            packets: 60,
+            bytes: 60 * 60,
+            capacity_packets: Some(100),
+            rate: crate::units::Rate::from_mbps(100),
+        };
+        let mut by_packets = SpManager::new(SpParams::default());
+        assert_eq!(by_packets.room(&q).0, 40.0);
+        let mut by_bytes = SpManager::new(SpParams { occupancy: SpOccupancy::Bytes, ..Default::default() });
+        assert!((by_bytes.room(&q).0 - 97.6).abs() < 1e-9);
+        // A queue without a fixed capacity never runs out of room.
+        assert_eq!(by_bytes.room(&QueueView { capacity_packets: None, ..q }).0, f64::INFINITY);
+    }
+
+    #[test]
+    fn the_red_like_variant_admits_new_sps_only_under_its_average_threshold() {
+        let mut m = SpManager::new(SpParams { variant: SpVariant::RED_LIKE, ..Default::default() });
+        let q = |packets| QueueView {
+            packets,
+            bytes: packets as u64 * 1500,
+            capacity_packets: Some(100),
+            rate: crate::units::Rate::from_mbps(100),
+        };
+        // A full queue for a long while drives the average over half the buffer.
+        let mut red = None;
+        for _ in 0..2000 {
+            red = m.room(&q(90)).1;
+        }
+        let (avg, cap) = red.unwrap();
+        assert!(avg > 50.0 && cap == 100.0);
+        assert!(!m.admit_in(ms(0), A, B, first(1, 10), 10.0, red), "a new SP is refused");
+        assert!(m.admit_in(ms(0), A, B, REGULAR, 10.0, red), "regular packets are left to the queue");
+        let (idle_avg, _) = SpManager::new(m.p).room(&q(90)).1.unwrap();
+        assert!(m.admit_in(ms(0), A, B, first(2, 10), 10.0, Some((idle_avg, 100.0))), "under it, admitted");
+    }
+
     proptest! {
         /// Whatever arrives, spReserved never goes negative (it would panic) and always equals
         /// the sum of the live entries.
