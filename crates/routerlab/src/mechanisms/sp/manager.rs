@@ -189,7 +189,7 @@ impl SpManager {
             SpVariant::Bloom { bits_log2, hashes } => {
                 Store::Bloom(Box::new(BloomTable::new(bits_log2, hashes)))
             }
-            _ => Store::Exact(ExactTable::default()),
+            _ => Store::Exact(ExactTable::new(p.host_cap.is_some())),
         };
         SpManager {
             p,
@@ -400,7 +400,10 @@ impl PortStage for SpManager {
         q: &QueueView,
     ) -> Result<(), DropCause> {
         let p = pool.get(pkt);
-        if let Some((key, syn)) = FlowKey::of(p) {
+        // RTT samples only matter to an observed epoch: skip reading the 5-tuple otherwise.
+        if matches!(self.p.epoch, SpEpoch::Observed { .. })
+            && let Some((key, syn)) = FlowKey::of(p)
+        {
             self.observe(now, key, syn, p.tcp.payload_len);
         }
         let (src, dst, mark) = (p.ip.src, p.ip.dst, SpMark::read(&p.ip));

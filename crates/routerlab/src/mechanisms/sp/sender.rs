@@ -13,7 +13,7 @@
 //! Algorithm 1). SP identifiers count per destination, as §3.2 requires uniqueness per
 //! (source, destination).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use super::wire::{MAX_SP_LENGTH, SpMark};
 use crate::host::HostShim;
@@ -69,6 +69,10 @@ pub struct SpSender {
     flows: Vec<FlowBuffer>,
     index: HashMap<FlowKey, usize>,
     next_id: HashMap<HostId, u16>,
+    /// Deadlines in the order they were set — which is time order, as every new one is the
+    /// latest — with the front kept current (stale entries of flows that sent again or were
+    /// flushed are dropped when they reach it): `poll_at` without a scan of the flows.
+    due: VecDeque<(SimTime, usize)>,
     pub stats: SpSenderStats,
 }
 
@@ -80,7 +84,19 @@ impl SpSender {
             flows: Vec::new(),
             index: HashMap::new(),
             next_id: HashMap::new(),
+            due: VecDeque::new(),
             stats: Default::default(),
+        }
+    }
+
+    /// Drop deadlines at the front that no longer hold: their flow sent again or was flushed.
+    fn prune_due(&mut self) {
+        while let Some(&(t, f)) = self.due.front() {
+            let flow = &self.flows[f];
+            if !flow.held.is_empty() && flow.quiet_at == t {
+                break;
+            }
+            self.due.pop_front();
         }
     }
 
@@ -125,11 +141,14 @@ impl HostShim for SpSender {
         buf.quiet_at = now + self.p.t_buffer;
         if self.p.t_buffer == SimTime::ZERO {
             self.flush(f, pool, out);
+        } else {
+            self.due.push_back((buf.quiet_at, f));
+            self.prune_due();
         }
     }
 
     fn poll_at(&self) -> Option<SimTime> {
-        self.flows.iter().filter(|f| !f.held.is_empty()).map(|f| f.quiet_at).min()
+        self.due.front().map(|&(t, _)| t)
     }
 
     fn on_timer(&mut self, now: SimTime, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
@@ -138,6 +157,7 @@ impl HostShim for SpSender {
                 self.flush(f, pool, out);
             }
         }
+        self.prune_due();
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {

@@ -32,34 +32,41 @@ pub enum Follower {
     Exhausted,
 }
 
-/// The exact table of Algorithm 1: packets left per admitted SP (and, for per-host
-/// accounting, per sending host).
+/// The exact table of Algorithm 1: packets left per admitted SP (and, when per-host
+/// accounting asks for it, per sending host).
 #[derive(Debug, Default)]
 pub struct ExactTable {
     current: HashMap<SpKey, u32>,
     previous: HashMap<SpKey, u32>,
-    by_host: HashMap<HostId, u64>,
+    /// Packets left per host; None unless a per-host cap needs it (it costs a lookup a packet).
+    by_host: Option<HashMap<HostId, u64>>,
 }
 
 impl ExactTable {
+    pub fn new(per_host: bool) -> ExactTable {
+        ExactTable { by_host: per_host.then(HashMap::new), ..Default::default() }
+    }
+
     /// Admit an SP with `left` packets to come. A reused identifier replaces the old entry;
     /// returns the old entry's remaining packets, to be given back.
     pub fn admit(&mut self, key: SpKey, left: u32) -> u32 {
         let old = self.current.insert(key, left).or_else(|| self.previous.remove(&key)).unwrap_or(0);
-        let h = self.by_host.entry(key.src).or_default();
-        *h = *h + left as u64 - old as u64;
+        if let Some(by_host) = &mut self.by_host {
+            let h = by_host.entry(key.src).or_default();
+            *h = *h + left as u64 - old as u64;
+        }
         old
     }
 
     pub fn follower(&mut self, key: SpKey, last: bool) -> Follower {
-        let table = if self.current.contains_key(&key) { &mut self.current } else { &mut self.previous };
-        let Some(left) = table.get_mut(&key) else { return Follower::Unknown };
-        *left -= 1;
-        let released = if last { std::mem::take(left) } else { 0 };
-        if *left == 0 {
-            table.remove(&key);
+        let Some(released) =
+            take_one(&mut self.current, key, last).or_else(|| take_one(&mut self.previous, key, last))
+        else {
+            return Follower::Unknown;
+        };
+        if let Some(by_host) = &mut self.by_host {
+            give_back(by_host, key.src, 1 + released as u64);
         }
-        self.give_back(key.src, 1 + released as u64);
         Follower::Pass { released }
     }
 
@@ -76,18 +83,9 @@ impl ExactTable {
         given_back
     }
 
-    fn give_back(&mut self, host: HostId, n: u64) {
-        if let Some(h) = self.by_host.get_mut(&host) {
-            *h -= n;
-            if *h == 0 {
-                self.by_host.remove(&host);
-            }
-        }
-    }
-
-    /// Packets reserved for `host`'s SPs.
+    /// Packets reserved for `host`'s SPs (0 when not counted per host).
     pub fn host_held(&self, host: HostId) -> u64 {
-        self.by_host.get(&host).copied().unwrap_or(0)
+        self.by_host.as_ref().and_then(|b| b.get(&host)).copied().unwrap_or(0)
     }
 
     pub fn live(&self) -> usize {
@@ -102,21 +100,39 @@ impl ExactTable {
 /// Empty a generation into `expired`, giving its per-host counts back.
 fn drain_generation(
     t: &mut HashMap<SpKey, u32>,
-    by_host: &mut HashMap<HostId, u64>,
+    by_host: &mut Option<HashMap<HostId, u64>>,
     expired: &mut Vec<SpKey>,
 ) -> u64 {
     let mut n = 0;
     for (k, left) in t.drain() {
         n += left as u64;
-        if let Some(h) = by_host.get_mut(&k.src) {
-            *h -= left as u64;
-            if *h == 0 {
-                by_host.remove(&k.src);
-            }
+        if let Some(b) = by_host {
+            give_back(b, k.src, left as u64);
         }
         expired.push(k);
     }
     n
+}
+
+/// One packet of `key`'s SP arrived: take it off its entry (and the rest with a last flag),
+/// dropping the entry at zero. Returns what the last flag released; None if `t` lacks `key`.
+fn take_one(t: &mut HashMap<SpKey, u32>, key: SpKey, last: bool) -> Option<u32> {
+    let left = t.get_mut(&key)?;
+    *left -= 1;
+    let released = if last { std::mem::take(left) } else { 0 };
+    if *left == 0 {
+        t.remove(&key);
+    }
+    Some(released)
+}
+
+fn give_back(by_host: &mut HashMap<HostId, u64>, host: HostId, n: u64) {
+    if let Some(h) = by_host.get_mut(&host) {
+        *h -= n;
+        if *h == 0 {
+            by_host.remove(&host);
+        }
+    }
 }
 
 /// §4's alternative: a Bloom filter of admitted SPs and packets left per sending host. Less
@@ -222,7 +238,7 @@ mod tests {
 
     #[test]
     fn exact_table_reports_what_expired_in_key_order() {
-        let mut t = ExactTable::default();
+        let mut t = ExactTable::new(true);
         t.admit(key(B, 3), 5);
         t.admit(key(A, 7), 2);
         assert_eq!((t.host_held(A), t.host_held(B)), (2, 5));
