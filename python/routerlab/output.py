@@ -116,6 +116,8 @@ FLOW_SCHEMA = pa.schema(
         ("fast_recoveries", pa.uint64()),
         ("timeouts", pa.uint64()),
         ("max_silence_s", pa.float64()),
+        ("rate_mode_switches", pa.uint64()),
+        ("rate_mode_s", pa.float64()),
     ]
 )
 
@@ -232,6 +234,8 @@ TIMESERIES_SCHEMA = pa.schema(
         ("send_rate_bps", pa.float64()),
         ("delivered_bps", pa.float64()),
         ("state", pa.string()),
+        ("signalled_rate_bps", pa.float64()),
+        ("rate_mode", pa.bool_()),
     ]
 )
 OPTIONAL_TABLES["timeseries"] = TIMESERIES_SCHEMA

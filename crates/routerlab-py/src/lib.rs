@@ -162,6 +162,8 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         fast_recoveries,
         timeouts,
         max_silence_s,
+        rate_mode_switches,
+        rate_mode_s,
     );
     let transfers = columns!(r.transfers, transfer_id, flow_id, group, seq, size_bytes, start_s, end_s);
     let links = columns!(
@@ -252,6 +254,8 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         t.set_item("send_rate_bps", &ts.send_rate_bps)?;
         t.set_item("delivered_bps", &ts.delivered_bps)?;
         t.set_item("state", &ts.state)?;
+        t.set_item("signalled_rate_bps", &ts.signalled_rate_bps)?;
+        t.set_item("rate_mode", &ts.rate_mode)?;
         out.set_item("timeseries", t)?;
     }
     Ok(out)

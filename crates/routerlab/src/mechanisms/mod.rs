@@ -4,6 +4,7 @@
 //! [`crate::tcp`].
 
 pub mod cp;
+pub mod ka;
 pub mod plts;
 pub mod sp;
 pub mod taq;

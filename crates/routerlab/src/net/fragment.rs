@@ -67,6 +67,15 @@ struct Partial {
     deadline: SimTime,
 }
 
+/// A datagram put back together, and how long its leading fragment was (Kick-Ass's receiver
+/// reads its rate from that).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reassembled {
+    pub packet: Packet,
+    /// IP payload bytes of the leading fragment.
+    pub lead_payload: u32,
+}
+
 /// Per-host reassembly buffers.
 #[derive(Debug, Default)]
 pub struct Reassembler {
@@ -85,7 +94,7 @@ impl Reassembler {
 
     /// Offer a fragment (which the caller has freed from the pool, passing its copy). Returns
     /// the reassembled datagram when this fragment completes it.
-    pub fn accept(&mut self, now: SimTime, frag: &Packet) -> Option<Packet> {
+    pub fn accept(&mut self, now: SimTime, frag: &Packet) -> Option<Reassembled> {
         while let Some(&(deadline, key)) = self.expiry.front() {
             if deadline > now {
                 break;
@@ -127,6 +136,7 @@ impl Reassembler {
             return None;
         }
         let done = self.partial.remove(&key).unwrap();
+        let lead_payload = done.template.ip_len() - IPV4_HEADER_BYTES;
         let mut p = done.template;
         p.ip.frag_offset = 0;
         p.ip.more_fragments = false;
@@ -134,7 +144,7 @@ impl Reassembler {
         if done.ce {
             p.ip.set_ecn(Ecn::Ce);
         }
-        Some(p)
+        Some(Reassembled { packet: p, lead_payload })
     }
 
     /// Datagrams waiting for fragments.
@@ -175,7 +185,8 @@ mod tests {
         let mut r = Reassembler::new(SimTime::from_secs(30));
         assert!(r.accept(SimTime(0), &frags[2]).is_none());
         assert!(r.accept(SimTime(1), &frags[0]).is_none());
-        let whole = r.accept(SimTime(2), &frags[1]).unwrap();
+        let Reassembled { packet: whole, lead_payload } = r.accept(SimTime(2), &frags[1]).unwrap();
+        assert_eq!(lead_payload, 1480);
         assert_eq!(whole.ip_len(), 4000);
         assert_eq!(whole.tcp.seq, 12345);
         assert!(!whole.ip.more_fragments && whole.ip.frag_offset == 0);
@@ -221,6 +232,6 @@ mod tests {
         let mut r = Reassembler::new(SimTime::from_secs(30));
         r.accept(SimTime(0), &frags[0]);
         r.accept(SimTime(0), &frags[2]);
-        assert_eq!(r.accept(SimTime(0), &frags[1]).unwrap().ip.ecn(), Ecn::Ce);
+        assert_eq!(r.accept(SimTime(0), &frags[1]).unwrap().packet.ip.ecn(), Ecn::Ce);
     }
 }

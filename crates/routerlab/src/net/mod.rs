@@ -178,7 +178,7 @@ impl Network {
                 if let Some(stage) = &d.stage
                     && spec.nodes[from].kind == NodeKind::Switch
                 {
-                    port.set_stage(stage.build());
+                    port.set_stage(stage.build(d.rate));
                 }
                 ports.push(port);
                 nodes[from].ports.push(id);

@@ -15,7 +15,7 @@
 //! the hot path does not allocate.
 
 use crate::ids::{ConnId, EpId, HostId, PacketId};
-use crate::units::SimTime;
+use crate::units::{Rate, SimTime};
 
 pub const IPV4_HEADER_BYTES: u32 = 20;
 pub const TCP_HEADER_BYTES: u32 = 20;
@@ -115,6 +115,44 @@ impl SackList {
     }
 }
 
+/// Explicit-rate fields (`mechanisms::ka`): Kick-Ass's option and rate echo, native RCP's header.
+/// On the wire they are experimental TCP options (RFC 6994), see [`RateFields::option_bytes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub struct RateFields {
+    /// Kick-Ass-permitted (SYN and SYN-ACK): this end speaks Kick-Ass.
+    pub ka_permitted: bool,
+    /// The segment carries native RCP's header: `rcp_rate` and `rcp_rtt_us`, and `echo`.
+    pub rcp: bool,
+    /// RCP: the sender's RTT estimate in microseconds (0: none yet), which routers average.
+    pub rcp_rtt_us: u32,
+    /// RCP: the rate this segment may be sent at: the sender asks for `Rate(u64::MAX)`, every
+    /// RCP router on the way lowers it to its own rate.
+    pub rcp_rate: Rate,
+    /// A rate fed back to the data sender, `Rate(0)` for none: Kick-Ass's receiver puts the rate
+    /// it decoded from the last leading fragment here, RCP's the last header rate it received.
+    /// Modelled as a field of the ACK that itself needs no acknowledgment (the paper carries it
+    /// in the ACK's payload, §II).
+    pub echo: Rate,
+}
+
+impl RateFields {
+    /// Option bytes: Kick-Ass-permitted 4 (kind 253, length, ExID), Kick-Ass's echo 6 (the
+    /// leading-fragment length as 2 bytes), RCP's header 16 (rate and echo in Kbit/s and the
+    /// RTT in µs, 4 bytes each).
+    pub fn option_bytes(&self) -> u32 {
+        let mut n = 0;
+        if self.ka_permitted {
+            n += 4;
+        }
+        if self.rcp {
+            n += 16;
+        } else if self.echo.0 != 0 {
+            n += 6;
+        }
+        n
+    }
+}
+
 /// IPv4 header fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Ipv4Header {
@@ -169,6 +207,8 @@ pub struct TcpSegment {
     pub sack: SackList,
     /// Bytes of payload.
     pub payload_len: u32,
+    /// Kick-Ass and RCP fields.
+    pub xr: RateFields,
 }
 
 impl TcpSegment {
@@ -184,6 +224,7 @@ impl TcpSegment {
         if !self.sack.is_empty() {
             opts += 2 + 8 * self.sack.len() as u32;
         }
+        opts += self.xr.option_bytes();
         TCP_HEADER_BYTES + opts.div_ceil(4) * 4
     }
     /// Sequence space the segment occupies: payload, plus one for SYN and for FIN.
@@ -205,6 +246,8 @@ impl MetaFlags {
     pub const OBSERVED_RETX: MetaFlags = MetaFlags(2);
     /// Sent by a connection with super-packets on: its host's SP shim groups it.
     pub const SP_SENDER: MetaFlags = MetaFlags(4);
+    /// Addressed to nobody: the receiving host discards it (Kick-Ass's RTT indicators).
+    pub const DISCARD: MetaFlags = MetaFlags(8);
 
     #[inline]
     pub fn has(self, f: MetaFlags) -> bool {

@@ -3,7 +3,7 @@
 //!
 //! Packets are representations, so the bytes are built here: an IPv4 header (with checksum,
 //! DF/MF, fragment offset), then the transport header — TCP with its options (MSS,
-//! SACK-permitted, SACK blocks, NOP padding) and a correct checksum, or UDP — and a payload of
+//! SACK-permitted, SACK blocks, Kick-Ass's and RCP's experimental options, NOP padding) and a correct checksum, or UDP — and a payload of
 //! zeros, cut at `snaplen` (the record keeps the original length). Zeros add nothing to the
 //! Internet checksum, so TCP checksums are right even though the payload is not captured. A
 //! fragment's record carries its own slice of the datagram: the leading fragment the TCP
@@ -15,12 +15,15 @@
 //! Hosts appear as 10.0.0.0 + host id + 1 (host 0 is 10.0.0.1). Sequence numbers start at 0
 //! for the SYN (Wireshark shows them as such, relative or not).
 
-use crate::net::packet::{IPV4_HEADER_BYTES, PROTO_TCP, PROTO_UDP, Packet, TcpFlags};
-use crate::units::{PS_PER_S, SimTime};
+use crate::net::packet::{IPV4_HEADER_BYTES, PROTO_TCP, PROTO_UDP, Packet, RateFields, TcpFlags};
+use crate::units::{PS_PER_S, Rate, SimTime};
 
 const LINKTYPE_RAW: u32 = 101;
 /// CP's cut mark: the highest of the TCP header's reserved bits (byte 12, our choice).
 pub const CUT_BIT: u8 = 0x08;
+/// Experiment ids (RFC 6994) of our Kick-Ass and RCP options: "KA" and "RC" in ASCII.
+pub const KA_EXID: [u8; 2] = *b"KA";
+pub const RCP_EXID: [u8; 2] = *b"RC";
 
 /// The IPv4 address of host `id`.
 pub fn host_addr(id: u32) -> [u8; 4] {
@@ -96,6 +99,7 @@ fn transport_header(p: &Packet) -> Vec<u8> {
             o += 8;
         }
     }
+    o = write_rate_options(&t.xr, &mut h, o);
     while o < hlen {
         h[o] = 1; // NOP padding (zero would end the option list; either is valid)
         o += 1;
@@ -103,6 +107,29 @@ fn transport_header(p: &Packet) -> Vec<u8> {
     let c = checksum(&h, pseudo_sum);
     h[16..18].copy_from_slice(&c.to_be_bytes());
     h
+}
+
+/// Kick-Ass's and RCP's fields as experimental options (RFC 6994: kind 253 or 254, length, a
+/// 2-byte experiment id, data), as `RateFields::option_bytes` counts them.
+fn write_rate_options(xr: &RateFields, h: &mut [u8], mut o: usize) -> usize {
+    if xr.ka_permitted {
+        h[o..o + 4].copy_from_slice(&[253, 4, KA_EXID[0], KA_EXID[1]]);
+        o += 4;
+    }
+    let kbps = |r: Rate| (r.bps() / 1000).min(u32::MAX as u64) as u32;
+    if xr.rcp {
+        h[o..o + 4].copy_from_slice(&[254, 16, RCP_EXID[0], RCP_EXID[1]]);
+        h[o + 4..o + 8].copy_from_slice(&kbps(xr.rcp_rate).to_be_bytes());
+        h[o + 8..o + 12].copy_from_slice(&xr.rcp_rtt_us.to_be_bytes());
+        h[o + 12..o + 16].copy_from_slice(&kbps(xr.echo).to_be_bytes());
+        o += 16;
+    } else if xr.echo.0 != 0 {
+        let len = crate::mechanisms::ka::encoding::length_for_rate(xr.echo).unwrap_or(0) as u16;
+        h[o..o + 4].copy_from_slice(&[253, 6, KA_EXID[0], KA_EXID[1]]);
+        h[o + 4..o + 6].copy_from_slice(&len.to_be_bytes());
+        o += 6;
+    }
+    o
 }
 
 /// The captured bytes of one packet (at most `snaplen`) and its original length.

@@ -82,12 +82,20 @@ pub trait PortStage: Send + Sync {
 pub enum StageSpec {
     /// Super-packet admission (`mechanisms::sp::manager`).
     Sp(crate::mechanisms::sp::SpParams),
+    /// Kick-Ass's rate signalling (`mechanisms::ka::router`).
+    KickAss(crate::mechanisms::ka::KaParams),
+    /// Native RCP's rate stamping (`mechanisms::ka::rcp_router`).
+    Rcp(crate::mechanisms::ka::RcpParams),
 }
 
 impl StageSpec {
-    pub fn build(&self) -> Box<dyn PortStage> {
+    /// The stage for a port whose link runs at `rate`.
+    pub fn build(&self, rate: Rate) -> Box<dyn PortStage> {
+        use crate::mechanisms::{ka, sp};
         match self {
-            StageSpec::Sp(p) => Box::new(crate::mechanisms::sp::SpManager::new(*p)),
+            StageSpec::Sp(p) => Box::new(sp::SpManager::new(*p)),
+            StageSpec::KickAss(p) => Box::new(ka::KaRouter::new(*p, rate)),
+            StageSpec::Rcp(p) => Box::new(ka::RcpRouter::new(*p, rate)),
         }
     }
 }

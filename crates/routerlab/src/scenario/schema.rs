@@ -167,6 +167,10 @@ pub struct ExplicitLink {
     pub mtu: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sp: Option<SpStage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ka: Option<KaStage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcp: Option<RcpStage>,
 }
 
 impl ExplicitLink {
@@ -181,6 +185,8 @@ impl ExplicitLink {
             framing: self.framing,
             mtu: self.mtu,
             sp: self.sp.clone(),
+            ka: self.ka,
+            rcp: self.rcp,
         }
     }
 }
@@ -209,6 +215,54 @@ pub struct Link {
     /// link; `sp = {}` for the defaults.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sp: Option<SpStage>,
+    /// Kick-Ass's router (rate signalled in leading-fragment lengths) at each switch port of
+    /// this link; `ka = {}` for the defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ka: Option<KaStage>,
+    /// Native RCP's router (rate stamped in the RCP header) at each switch port of this link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcp: Option<RcpStage>,
+}
+
+/// RCP's rate computation (`mechanisms::ka::rcp`); every key optional.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RcpStage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
+    /// Control interval T (at most the average RTT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<PositiveDuration>,
+    /// R before the first update, as a share of the link rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rate: Option<f64>,
+    /// The average RTT before any sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rtt: Option<PositiveDuration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_gain: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rate: Option<RateValue>,
+    /// Kick-Ass only: hold R while not signalling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_while_silent: Option<bool>,
+}
+
+/// Kick-Ass's router (`mechanisms::ka::router`); every key optional.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct KaStage {
+    /// Stop signalling above this share of the queue's capacity (§II-C2: 0.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_threshold: Option<f64>,
+    /// Unfragmented packets of at least this IP length carry a signal (§II-A: 1500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_size: Option<u32>,
+    /// The rate computation's parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcp: Option<RcpStage>,
 }
 
 /// The SPManager's settings (`mechanisms::sp::manager`); every key optional.
@@ -481,6 +535,9 @@ pub enum Cc {
     NewReno,
     Cubic(CubicCc),
     Dctcp(DctcpCc),
+    #[serde(rename = "kick-ass")]
+    KickAss(KickAssCc),
+    Rcp,
 }
 
 impl<'de> Deserialize<'de> for Cc {
@@ -501,13 +558,14 @@ impl<'de> Deserialize<'de> for Cc {
                 )));
             }
         };
-        tagged(toml::Value::Table(table), "congestion control", &["newreno", "cubic", "dctcp"], |kind, v| {
-            match kind {
-                "newreno" => from_value::<NoParams>(v).map(|_| Cc::NewReno),
-                "cubic" => from_value(v).map(Cc::Cubic),
-                "dctcp" => from_value(v).map(Cc::Dctcp),
-                _ => unreachable!(),
-            }
+        let kinds = ["newreno", "cubic", "dctcp", "kick-ass", "rcp"];
+        tagged(toml::Value::Table(table), "congestion control", &kinds, |kind, v| match kind {
+            "newreno" => from_value::<NoParams>(v).map(|_| Cc::NewReno),
+            "cubic" => from_value(v).map(Cc::Cubic),
+            "dctcp" => from_value(v).map(Cc::Dctcp),
+            "kick-ass" => from_value(v).map(Cc::KickAss),
+            "rcp" => from_value::<NoParams>(v).map(|_| Cc::Rcp),
+            _ => unreachable!(),
         })
         .map_err(|e: toml::de::Error| D::Error::custom(e.message()))
     }
@@ -526,6 +584,14 @@ pub struct CubicCc {
     pub beta: f64,
     pub fast_convergence: bool,
     pub alpha_beyond_wmax: f64,
+}
+
+/// Kick-Ass's endpoint parameters.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct KickAssCc {
+    /// How often a sender sends an RTT indicator (§II-B: 100 ms).
+    pub indicator_interval: PositiveDuration,
 }
 
 /// DCTCP's parameters (RFC 8257 defaults).

@@ -566,3 +566,87 @@ fn super_packets_and_ecn_cannot_be_combined() {
     // ECN without any super-packets is fine.
     assert!(errors(&GOOD.replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\necn = true")).is_empty());
 }
+
+/// GOOD with a Kick-Ass router on the bottleneck (`ka` keys appended) and Kick-Ass senders.
+fn with_ka(ka_keys: &str) -> String {
+    GOOD.replace(r#"limit = "100pkts" } }"#, &format!(r#"limit = "100pkts" }}, ka = {{ {ka_keys} }} }}"#))
+        .replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\ncc = \"kick-ass\"")
+}
+
+#[test]
+fn kick_ass_and_rcp_install_their_routers_and_endpoints() {
+    use crate::mechanisms::ka::{KaEndpoint, KaParams, RateProtocol, RcpParams};
+    use crate::net::stage::StageSpec;
+    use crate::tcp::cc::CcConfig;
+    use crate::units::SimTime;
+    let (_, spec) = Scenario::load(&with_ka("")).unwrap();
+    let bottleneck = spec.topology.links.iter().find(|l| l.a_to_b.stage.is_some()).unwrap();
+    assert_eq!(bottleneck.a_to_b.stage, Some(StageSpec::KickAss(KaParams::default())));
+    assert_eq!(spec.flows[0].tcp.cc, CcConfig::ExplicitRate(KaEndpoint::new(RateProtocol::KickAss)));
+    let tuned =
+        with_ka(r#"queue_threshold = 0.8, rcp = { alpha = 0.4, interval = "5ms", min_rate = "50Kbps" }"#);
+    let (_, spec) = Scenario::load(&tuned).unwrap();
+    let Some(StageSpec::KickAss(p)) = spec.topology.links.iter().find_map(|l| l.a_to_b.stage.clone()) else {
+        panic!()
+    };
+    assert_eq!((p.queue_threshold, p.rcp.alpha, p.rcp.interval), (0.8, 0.4, SimTime::from_ms(5)));
+    assert_eq!(p.rcp.min_rate, crate::units::Rate::from_kbps(50));
+    let rcp = GOOD
+        .replace(r#"limit = "100pkts" } }"#, r#"limit = "100pkts" }, rcp = { beta = 0.5 } }"#)
+        .replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\ncc = \"rcp\"");
+    let (_, spec) = Scenario::load(&rcp).unwrap();
+    assert!(
+        spec.topology
+            .links
+            .iter()
+            .any(|l| l.a_to_b.stage == Some(StageSpec::Rcp(RcpParams { beta: 0.5, ..RcpParams::default() })))
+    );
+    assert_eq!(spec.flows[0].tcp.cc, CcConfig::ExplicitRate(KaEndpoint::new(RateProtocol::Rcp)));
+    let slow =
+        with_ka("").replace("cc = \"kick-ass\"", "cc = { kind = \"kick-ass\", indicator_interval = \"1s\" }");
+    let (_, spec) = Scenario::load(&slow).unwrap();
+    assert_eq!(spec.flows[0].tcp.cc.rate_protocol().unwrap().indicator_interval, SimTime::from_secs(1));
+}
+
+#[test]
+fn kick_ass_keys_are_checked() {
+    assert_eq!(
+        first_error(&with_ka("queue_threshold = 1.5")),
+        "topology.bottleneck.ka.queue_threshold: 1.5 is not a share of the queue (0 < x ≤ 1)"
+    );
+    assert_eq!(
+        first_error(&with_ka("rcp = { initial_rate = 0 }")),
+        "topology.bottleneck.ka.rcp.initial_rate: 0 is not in (0, 1]"
+    );
+    assert_eq!(
+        first_error(&with_ka("rcp = { alpha = -1 }")),
+        "topology.bottleneck.ka.rcp.alpha: -1 is not a gain (expected > 0)"
+    );
+    let e = first_error(&with_ka("threshold = 0.5"));
+    assert!(e.starts_with("topology.bottleneck.ka.threshold: unknown key"), "{e}");
+    let both = GOOD.replace(r#"limit = "100pkts" } }"#, r#"limit = "100pkts" }, ka = {}, rcp = {} }"#);
+    assert_eq!(
+        first_error(&both),
+        "topology.bottleneck.rcp: a port has one stage before its queue: choose one of ka, rcp"
+    );
+    assert!(
+        first_error(&GOOD.replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\ncc = \"rcp-ish\""))
+            .contains("unknown congestion control kind \"rcp-ish\"")
+    );
+}
+
+#[test]
+fn super_packets_and_kick_ass_cannot_be_combined() {
+    // Both anywhere: refused at the Kick-Ass field, naming where the super-packets are.
+    let both = with_sp("").replace("sp = true", "sp = true\ncc = \"kick-ass\"");
+    assert_eq!(
+        first_error(&both),
+        "transport.cc: Kick-Ass fragments packets, and super-packets (topology.bottleneck.sp) carry their \
+         identifier in the IP identification field that reassembly keys on (§3.2): the two cannot be combined"
+    );
+    let ka_router = with_ka("").replace("cc = \"kick-ass\"", "sp = true");
+    assert!(first_error(&ka_router).starts_with("topology.bottleneck.ka: Kick-Ass fragments packets"));
+    // RCP carries its rate in a header: no conflict.
+    let rcp = with_sp("").replace("sp = true", "sp = true\ncc = \"rcp\"");
+    assert!(errors(&rcp).is_empty());
+}

@@ -870,6 +870,7 @@ impl Simulation {
     fn deliver_to_host(&mut self, host: HostId, mut pkt: PacketId) {
         let now = self.now;
         let hs = &mut self.hosts[host.idx()];
+        let mut lead_payload = None;
         if self.pool.get(pkt).ip.is_fragment() {
             let frag = *self.pool.get(pkt);
             self.pool.free(pkt);
@@ -877,7 +878,12 @@ impl Simulation {
             let whole = hs.reassembly.accept(now, &frag);
             self.counters.reassembly_failures += hs.reassembly.timed_out - before;
             let Some(whole) = whole else { return };
-            pkt = self.pool.alloc(whole);
+            lead_payload = Some(whole.lead_payload);
+            pkt = self.pool.alloc(whole.packet);
+        }
+        if self.pool.get(pkt).meta.flags.has(MetaFlags::DISCARD) {
+            self.pool.free(pkt); // nobody listens: a Kick-Ass RTT indicator has done its job
+            return;
         }
         if !hs.shims.is_empty() {
             let verdict = hs.shims.ingress(now, pkt, &mut self.pool);
@@ -903,6 +909,9 @@ impl Simulation {
         if let Some(s) = self.eps[ep.idx()].subflow {
             self.subflow_segment(ep, s, &p);
             return;
+        }
+        if let Some(len) = lead_payload {
+            self.eps[ep.idx()].sock.on_leading_fragment(len);
         }
         self.eps[ep.idx()].sock.on_segment(now, p.ip.ecn(), &p.tcp);
         let conn = &self.conns[c.idx()];
@@ -1008,6 +1017,7 @@ impl Simulation {
         }
         let ip_id = &mut c.next_ip_id;
         let sp_sender = e.sock.config().sp;
+        let dont_fragment = !e.sock.allows_fragmentation();
         e.sock.poll_transmit(now, &mut |o: &Outgoing| {
             let total = IPV4_HEADER_BYTES + o.seg.header_len() + o.seg.payload_len;
             let mut ip = Ipv4Header {
@@ -1015,7 +1025,7 @@ impl Simulation {
                 dst,
                 id: *ip_id,
                 tos: 0,
-                dont_fragment: true,
+                dont_fragment,
                 more_fragments: false,
                 frag_offset: 0,
                 total_len: total.min(u16::MAX as u32) as u16,
@@ -1034,6 +1044,9 @@ impl Simulation {
             };
             out.push(pool.alloc(Packet { ip, tcp: o.seg, meta }));
         });
+        if let Some(size) = e.sock.poll_rtt_indicator(now) {
+            out.push(pool.alloc(rtt_indicator(src, dst, size, &mut c.next_ip_id, conn, hash, now)));
+        }
         if let Some(t) = e.sock.poll_at()
             && e.timer_at.is_none_or(|s| t < s)
         {
@@ -1153,6 +1166,34 @@ fn tcp_ends(carrier: &Carrier, mptcp: &[MptcpConn]) -> Option<(EpId, EpId)> {
 }
 
 #[inline]
+/// A Kick-Ass RTT indicator (§II-B): `size` bytes, DF set, on the connection's path (its flow
+/// hash), discarded by the receiving host. We send it as a UDP datagram of its own; the paper
+/// does not say what carries it.
+fn rtt_indicator(
+    src: HostId,
+    dst: HostId,
+    size: u32,
+    ip_id: &mut u16,
+    conn: ConnId,
+    flow_hash: u32,
+    now: SimTime,
+) -> Packet {
+    let ip = Ipv4Header {
+        src,
+        dst,
+        id: *ip_id,
+        dont_fragment: true,
+        total_len: size as u16,
+        protocol: PROTO_UDP,
+        ttl: 64,
+        ..Default::default()
+    };
+    *ip_id = ip_id.wrapping_add(1);
+    let meta =
+        PacketMeta { conn, flow_hash, created_at: now, flags: MetaFlags::DISCARD, ..Default::default() };
+    Packet { ip, meta, ..Default::default() }
+}
+
 fn free_dropped(p: PacketId, _cause: DropCause, pool: &mut PacketPool) {
     pool.free(p);
 }

@@ -27,6 +27,7 @@ use std::collections::HashMap;
 use crate::mechanisms::taq::{EpochLog, FlowKey};
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::tcp::TcpStats;
+use crate::tcp::cc::AnyCc;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowRow {
@@ -46,6 +47,10 @@ pub struct FlowRow {
     pub fast_recoveries: u64,
     pub timeouts: u64,
     pub max_silence_s: f64,
+    /// Explicit-rate senders (Kick-Ass, RCP): switches between rate and TCP mode, and the time
+    /// spent following a signalled rate. Empty for other flows.
+    pub rate_mode_switches: Option<u64>,
+    pub rate_mode_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -195,6 +200,13 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             }
         };
         let (retx, timeouts) = (st.retransmissions, st.timeouts);
+        let rate_mode = match c.carrier {
+            Carrier::Tcp { sender, .. } => match sim.eps[sender.idx()].sock.cc() {
+                AnyCc::ExplicitRate(x) => Some((x.stats.switches(), x.rate_time(end).as_secs_f64())),
+                _ => None,
+            },
+            _ => None,
+        };
         delivered_total += delivered;
         retx_total += retx;
         to_total += timeouts;
@@ -225,6 +237,8 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             fast_recoveries: st.fast_recoveries,
             timeouts,
             max_silence_s: c.max_silence.max(tail).as_secs_f64(),
+            rate_mode_switches: rate_mode.map(|m| m.0),
+            rate_mode_s: rate_mode.map(|m| m.1),
         });
     }
     let transfers = sim

@@ -5,6 +5,7 @@
 //! rate the receiver got new data in order since then, and its loss-recovery state. Rows accumulate in columns, ready for `timeseries.parquet`.
 
 use crate::ids::ConnId;
+use crate::tcp::cc::AnyCc;
 use crate::tcp::{State, TcpSocket};
 use crate::units::SimTime;
 
@@ -23,6 +24,10 @@ pub struct TimeSeries {
     /// New payload delivered in order to the receiver since the previous sample, as a rate.
     pub delivered_bps: Vec<f64>,
     pub state: Vec<&'static str>,
+    /// Explicit-rate senders: the last rate signalled (None before the first, and for other
+    /// senders) and whether the sender follows it (rate mode) or runs TCP.
+    pub signalled_rate_bps: Vec<Option<f64>>,
+    pub rate_mode: Vec<Option<bool>>,
 }
 
 /// The flow sampler's configuration and state.
@@ -70,6 +75,15 @@ impl FlowSampler {
             ts.send_rate_bps.push(rate);
             ts.delivered_bps.push(delivered_rate);
             ts.state.push(state_name(s));
+            let (rate, mode) = match s.cc() {
+                AnyCc::ExplicitRate(x) => (
+                    x.last_rate().map(|r| r.bps() as f64),
+                    Some(x.mode() == crate::mechanisms::ka::Mode::Rate),
+                ),
+                _ => (None, None),
+            };
+            ts.signalled_rate_bps.push(rate);
+            ts.rate_mode.push(mode);
         }
     }
 }

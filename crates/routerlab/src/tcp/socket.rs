@@ -19,8 +19,12 @@ use super::cc::{AckSample, AnyCc, CongestionControl, Window};
 use super::receiver::{EcnEcho, Receiver};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
-use crate::net::packet::{Ecn, SackList, TcpFlags, TcpSegment};
+use crate::mechanisms::ka::{RateProtocol, encoding as ka_code};
+use crate::net::packet::{Ecn, RateFields, SackList, TcpFlags, TcpSegment};
 use crate::units::{Rate, SimTime};
+
+/// RCP's header as options on every segment (`RateFields::option_bytes`).
+const RCP_HEADER_BYTES: u64 = 16;
 
 /// Connection states (RFC 793), with TIME-WAIT folded into `Closed` (ports are never reused
 /// in a simulation, so its 2·MSL wait has nothing to protect).
@@ -113,6 +117,9 @@ pub struct TcpSocket {
     peer_mss: u32,
     sack_ok: bool,
     ecn_ok: bool,
+    /// The explicit-rate protocol both ends agreed on (Kick-Ass in the handshake; RCP by its
+    /// header on the SYN).
+    rate_ok: Option<RateProtocol>,
 
     // --- send side ---
     snd_una: u64,
@@ -151,6 +158,10 @@ pub struct TcpSocket {
 
     // --- receive side ---
     rcv: Receiver,
+    /// A rate to echo on the next segment (`RateFields::echo`), `Rate(0)` for none.
+    rate_echo: Rate,
+    /// Kick-Ass: when the next RTT indicator is due (while sending).
+    next_indicator_at: SimTime,
 
     stats: TcpStats,
 }
@@ -175,6 +186,7 @@ impl TcpSocket {
             peer_mss: cfg.mss,
             sack_ok: false,
             ecn_ok: false,
+            rate_ok: None,
             snd_una: 0,
             snd_nxt: 0,
             app_written: 0,
@@ -200,6 +212,8 @@ impl TcpSocket {
             tx_budget: u32::MAX,
             tx_blocked: false,
             rcv: Receiver::new(cfg.rcv_buf, cfg.delayed_ack, EcnEcho::Off),
+            rate_echo: Rate(0),
+            next_indicator_at: SimTime::ZERO,
             stats: TcpStats::default(),
         }
     }
@@ -321,7 +335,82 @@ impl TcpSocket {
 
     /// When the socket next needs `on_timer` / `poll_transmit`, if ever.
     pub fn poll_at(&self) -> Option<SimTime> {
-        [self.rto_at, self.rcv.delack_at, self.pace_wakeup].into_iter().flatten().min()
+        let indicator = self.indicator_due_at();
+        [self.rto_at, self.rcv.delack_at, self.pace_wakeup, indicator].into_iter().flatten().min()
+    }
+
+    // ------------------------------------------------------------------ explicit rates
+
+    /// The agreed explicit-rate protocol, if any.
+    pub fn rate_protocol(&self) -> Option<RateProtocol> {
+        self.rate_ok
+    }
+
+    /// A Kick-Ass pair leaves DF clear on its data, so routers may fragment it (§IV-C).
+    pub fn allows_fragmentation(&self) -> bool {
+        self.rate_ok == Some(RateProtocol::KickAss)
+    }
+
+    /// The IP layer reassembled a datagram for this socket whose leading fragment carried
+    /// `payload` bytes: a Kick-Ass receiver decodes the rate and echoes it on its next segment.
+    pub fn on_leading_fragment(&mut self, payload: u32) {
+        if self.rate_ok == Some(RateProtocol::KickAss)
+            && let Some(r) = ka_code::decode_length(payload)
+        {
+            self.rate_echo = r;
+        }
+    }
+
+    /// A Kick-Ass sender with data in flight or waiting sends an RTT indicator every
+    /// `indicator_interval` (§II-B), once it has an RTT estimate.
+    fn indicator_due_at(&self) -> Option<SimTime> {
+        let active = self.snd_nxt > self.snd_una || self.snd_nxt < 1 + self.app_written;
+        (self.rate_ok == Some(RateProtocol::KickAss) && active && self.rtt.srtt().is_some())
+            .then_some(self.next_indicator_at)
+    }
+
+    /// The size of an RTT indicator to send now, if one is due (the host sends it as a separate
+    /// packet with DF set, which the receiving host discards).
+    pub fn poll_rtt_indicator(&mut self, now: SimTime) -> Option<u32> {
+        let due = self.indicator_due_at()?;
+        if due > now {
+            return None;
+        }
+        let every = self.cfg.cc.rate_protocol().map_or(SimTime::from_ms(100), |e| e.indicator_interval);
+        self.next_indicator_at = now + every;
+        Some(ka_code::indicator_size(self.rtt.srtt()?))
+    }
+
+    /// The explicit-rate fields of the next outgoing segment (taking the pending echo).
+    fn rate_fields(&mut self) -> RateFields {
+        let Some(proto) = self.rate_ok else { return RateFields::default() };
+        let echo = std::mem::replace(&mut self.rate_echo, Rate(0));
+        match proto {
+            RateProtocol::KickAss => RateFields { echo, ..Default::default() },
+            RateProtocol::Rcp => RateFields {
+                rcp: true,
+                rcp_rate: Rate(u64::MAX),
+                rcp_rtt_us: self.rtt.srtt().map_or(0, |r| (r.ps() / crate::units::PS_PER_US) as u32),
+                echo,
+                ..Default::default()
+            },
+        }
+    }
+
+    /// Explicit-rate fields of an arriving segment: a rate echoed to us goes to the controller;
+    /// an RCP data segment's (or SYN's) rate is echoed back on our next segment.
+    fn on_rate_fields(&mut self, now: SimTime, seg: &TcpSegment) {
+        let Some(proto) = self.rate_ok else { return };
+        if seg.xr.echo.0 != 0 {
+            self.cc.on_explicit_rate(&mut self.win, now, seg.xr.echo, self.rtt.srtt());
+        }
+        if proto == RateProtocol::Rcp
+            && seg.xr.rcp
+            && (seg.payload_len > 0 || seg.flags.has(TcpFlags::SYN))
+            && seg.xr.rcp_rate.0 != u64::MAX
+        {
+            self.rate_echo = seg.xr.rcp_rate;
+        }
     }
 
     // ------------------------------------------------------------------ input
@@ -345,6 +434,7 @@ impl TcpSocket {
                     self.ecn_ok = self.ecn_ok && f.has(TcpFlags::ECE);
                     self.configure_ecn();
                     self.complete_handshake(now);
+                    self.on_rate_fields(now, seg);
                     self.rcv.request_ack();
                 }
                 return;
@@ -370,6 +460,9 @@ impl TcpSocket {
         }
         if seg.cut && !self.cfg.cp {
             return; // a stack without CP discards a segment shorter than its header says
+        }
+        if self.rate_ok.is_some() {
+            self.on_rate_fields(now, seg);
         }
         if f.has(TcpFlags::ACK) {
             self.process_ack(now, seg);
@@ -443,6 +536,7 @@ impl TcpSocket {
         }
         if let Some((ack, ece)) = self.rcv.take_flush() {
             let mut seg = self.pure_ack();
+            seg.xr = self.rate_fields();
             seg.ack = ack;
             seg.flags = if ece { TcpFlags::ACK.with(TcpFlags::ECE) } else { TcpFlags::ACK };
             self.stats.segments_sent += 1;
@@ -453,7 +547,8 @@ impl TcpSocket {
             self.send_data(now, emit);
         }
         if self.rcv.ack_due(now) {
-            let seg = self.pure_ack();
+            let mut seg = self.pure_ack();
+            seg.xr = self.rate_fields();
             self.rcv.on_ack_sent();
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
@@ -472,12 +567,13 @@ impl TcpSocket {
         self.pace_wakeup = None;
         self.tx_blocked = false;
         let data_end = 1 + self.app_written;
+        let pacing = self.paces();
         loop {
             if self.tx_budget == 0 {
                 self.tx_blocked = self.has_something_to_send(data_end);
                 break;
             }
-            if self.cfg.pacing && self.next_send_at > now && self.has_something_to_send(data_end) {
+            if pacing && self.next_send_at > now && self.has_something_to_send(data_end) {
                 self.pace_wakeup = Some(self.next_send_at);
                 break;
             }
@@ -495,7 +591,7 @@ impl TcpSocket {
             }
             let fin_pending = self.app_closed && !self.fin_sent;
             if self.snd_nxt < data_end || fin_pending {
-                let len = (data_end - self.snd_nxt).min(self.win.mss);
+                let len = (data_end - self.snd_nxt).min(self.segment_payload());
                 let fin = fin_pending && self.snd_nxt + len == data_end;
                 let seq_len = len + fin as u64;
                 if self.snd_nxt + seq_len - self.snd_una > self.rwnd {
@@ -526,6 +622,13 @@ impl TcpSocket {
             self.cwnd_limited = false; // the application is the limit
             break;
         }
+    }
+
+    /// Payload of a full segment: the MSS less the options every segment of this connection
+    /// carries (RFC 6691), i.e. RCP's header.
+    fn segment_payload(&self) -> u64 {
+        let every_segment = if self.rate_ok == Some(RateProtocol::Rcp) { RCP_HEADER_BYTES } else { 0 };
+        self.win.mss - every_segment
     }
 
     fn has_something_to_send(&mut self, data_end: u64) -> bool {
@@ -567,6 +670,7 @@ impl TcpSocket {
             sack: self.sack_list(),
             payload_len: payload,
             cut: false,
+            xr: self.rate_fields(),
         };
         // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
         let ecn = if self.ecn_ok && !retx { Ecn::Ect0 } else { Ecn::NotEct };
@@ -578,9 +682,7 @@ impl TcpSocket {
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 (5.1)
         }
-        if self.cfg.pacing
-            && let Some(rate) = self.pacing_rate()
-        {
+        if let Some(rate) = self.pacing_rate() {
             let wire = (payload + seg.header_len() + crate::net::packet::IPV4_HEADER_BYTES) as u64;
             self.next_send_at = self.next_send_at.max(now) + rate.tx_time(wire);
         }
@@ -612,6 +714,7 @@ impl TcpSocket {
             sack: SackList::new(),
             payload_len: 0,
             cut: false,
+            xr: self.syn_rate_fields(server),
         };
         if self.syn_sent_at.is_some() {
             self.syn_retransmitted = true;
@@ -623,6 +726,21 @@ impl TcpSocket {
         }
         self.stats.segments_sent += 1;
         emit(&Outgoing { seg, ecn: Ecn::NotEct, retransmission: self.syn_retransmitted });
+    }
+
+    /// The SYN's explicit-rate fields: Kick-Ass-permitted (on the SYN-ACK only if the peer
+    /// offered it); RCP's header, with the SYN's rate echoed on the SYN-ACK.
+    fn syn_rate_fields(&mut self, server: bool) -> RateFields {
+        match self.cfg.cc.rate_protocol().map(|e| e.protocol) {
+            Some(RateProtocol::KickAss) if !server || self.rate_ok.is_some() => {
+                RateFields { ka_permitted: true, ..Default::default() }
+            }
+            Some(RateProtocol::Rcp) if !server || self.rate_ok.is_some() => {
+                let echo = std::mem::replace(&mut self.rate_echo, Rate(0));
+                RateFields { rcp: true, rcp_rate: Rate(u64::MAX), echo, ..Default::default() }
+            }
+            _ => RateFields::default(),
+        }
     }
 
     fn pure_ack(&self) -> TcpSegment {
@@ -642,6 +760,7 @@ impl TcpSocket {
             sack: self.sack_list(),
             payload_len: 0,
             cut: false,
+            xr: RateFields::default(),
         }
     }
 
@@ -678,6 +797,17 @@ impl TcpSocket {
         }
         self.rwnd = seg.window as u64;
         self.rcv.on_syn(seg.seq);
+        self.rate_ok = match self.cfg.cc.rate_protocol().map(|e| e.protocol) {
+            Some(RateProtocol::KickAss) if seg.xr.ka_permitted => Some(RateProtocol::KickAss),
+            Some(RateProtocol::Rcp) if seg.xr.rcp => Some(RateProtocol::Rcp),
+            _ => None,
+        };
+        if self.state == State::Listen
+            && self.rate_ok == Some(RateProtocol::Rcp)
+            && seg.xr.rcp_rate.0 != u64::MAX
+        {
+            self.rate_echo = seg.xr.rcp_rate; // the SYN's rate, back on the SYN-ACK
+        }
     }
 
     fn configure_ecn(&mut self) {
@@ -937,11 +1067,20 @@ impl TcpSocket {
         }
     }
 
-    /// The pacing rate: the controller's, or else cwnd/SRTT scaled as Linux does (2× in slow
+    /// Segments are paced: the configuration asks for it, or the controller paces by itself
+    /// (an explicit-rate sender in rate mode).
+    fn paces(&self) -> bool {
+        self.cfg.pacing || self.cc.pacing_rate(&self.win, self.rtt.srtt()).is_some()
+    }
+
+    /// The pacing rate: the controller's, or else (with `pacing` on) cwnd/SRTT scaled as Linux does (2× in slow
     /// start, 1.2× in congestion avoidance; `sysctl_tcp_pacing_ss_ratio`/`ca_ratio`).
     pub fn pacing_rate(&self) -> Option<Rate> {
         if let Some(r) = self.cc.pacing_rate(&self.win, self.rtt.srtt()) {
             return Some(r);
+        }
+        if !self.cfg.pacing {
+            return None;
         }
         let srtt = self.rtt.srtt()?;
         let ratio_pct: u128 = if self.win.in_slow_start() { 200 } else { 120 };

@@ -28,6 +28,10 @@ pub struct Sent {
 pub type DropFilter = Box<dyn FnMut(Dir, usize, &Outgoing) -> bool>;
 /// Rewrites a segment's ECN field in flight.
 pub type EcnMarker = Box<dyn FnMut(Dir, usize, &Outgoing) -> Ecn>;
+/// Rewrites any field of a segment in flight (e.g. a router stamping RCP's rate).
+pub type Rewriter = Box<dyn FnMut(Dir, &mut Outgoing)>;
+/// The payload of the leading fragment a segment arrives in, if a router fragmented it.
+pub type Fragmenter = Box<dyn FnMut(Dir, usize, &Outgoing) -> Option<u32>>;
 
 pub struct Harness {
     pub a: TcpSocket,
@@ -38,7 +42,7 @@ pub struct Harness {
     /// Serialization time per data segment from a to b (0 = infinite rate). Spacing data
     /// packets models a bottleneck well enough for ACK clocking.
     pub spacing: SimTime,
-    wire: Vec<(SimTime, u64, Dir, Outgoing)>,
+    wire: Vec<(SimTime, u64, Dir, Outgoing, Option<u32>)>,
     seq: u64,
     last_a_departure: SimTime,
     /// Every segment sent, in order (dropped ones included).
@@ -49,6 +53,10 @@ pub struct Harness {
     pub mark: EcnMarker,
     /// Return true to have a switch cut a data segment's payload (CP): it arrives as a header.
     pub cut: DropFilter,
+    pub rewrite: Rewriter,
+    pub fragment: Fragmenter,
+    /// Kick-Ass RTT indicators sent: (time, direction, size).
+    pub indicators: Vec<(SimTime, Dir, u32)>,
     /// Segments sent so far, per direction: [control, data].
     sent_count: [[usize; 2]; 2],
 }
@@ -70,6 +78,9 @@ impl Harness {
             drop: Box::new(|_, _, _| false),
             mark: Box::new(|_, _, o| o.ecn),
             cut: Box::new(|_, _, _| false),
+            rewrite: Box::new(|_, _| {}),
+            fragment: Box::new(|_, _, _| None),
+            indicators: Vec::new(),
             sent_count: [[0; 2]; 2],
         }
     }
@@ -90,6 +101,11 @@ impl Harness {
         let mut outs: Vec<(Dir, Outgoing)> = Vec::new();
         self.a.poll_transmit(now, &mut |o| outs.push((Dir::AtoB, *o)));
         self.b.poll_transmit(now, &mut |o| outs.push((Dir::BtoA, *o)));
+        for (dir, sock) in [(Dir::AtoB, &mut self.a), (Dir::BtoA, &mut self.b)] {
+            if let Some(size) = sock.poll_rtt_indicator(now) {
+                self.indicators.push((now, dir, size));
+            }
+        }
         for (dir, mut o) in outs {
             let kind = (o.seg.payload_len > 0) as usize;
             let idx = self.sent_count[dir as usize][kind];
@@ -102,12 +118,14 @@ impl Harness {
             if o.seg.payload_len > 0 && (self.cut)(dir, idx, &o) {
                 o.seg.cut = true;
             }
+            (self.rewrite)(dir, &mut o);
+            let lead = (self.fragment)(dir, idx, &o);
             let mut depart = now;
             if dir == Dir::AtoB && o.seg.payload_len > 0 && self.spacing > SimTime::ZERO {
                 depart = self.last_a_departure.max(now) + self.spacing;
                 self.last_a_departure = depart;
             }
-            self.wire.push((depart + self.delay, self.seq, dir, o));
+            self.wire.push((depart + self.delay, self.seq, dir, o, lead));
             self.seq += 1;
         }
     }
@@ -128,7 +146,7 @@ impl Harness {
             }
             self.now = t.max(self.now);
             // Deliver everything due now, in send order.
-            let mut due: Vec<(SimTime, u64, Dir, Outgoing)> = Vec::new();
+            let mut due: Vec<(SimTime, u64, Dir, Outgoing, Option<u32>)> = Vec::new();
             self.wire.retain(|w| {
                 if w.0 <= t {
                     due.push(*w);
@@ -139,11 +157,12 @@ impl Harness {
             });
             due.sort_by_key(|w| (w.0, w.1));
             // Like the simulator: each arrival is followed by the sockets' output.
-            for (_, _, dir, o) in due {
-                match dir {
-                    Dir::AtoB => self.b.on_segment(self.now, o.ecn, &o.seg),
-                    Dir::BtoA => self.a.on_segment(self.now, o.ecn, &o.seg),
+            for (_, _, dir, o, lead) in due {
+                let to = if dir == Dir::AtoB { &mut self.b } else { &mut self.a };
+                if let Some(len) = lead {
+                    to.on_leading_fragment(len);
                 }
+                to.on_segment(self.now, o.ecn, &o.seg);
                 self.poll();
             }
             if self.a.poll_at().is_some_and(|x| x <= self.now) {

@@ -19,7 +19,9 @@ pub use cubic::{Cubic, CubicParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use lia::{Lia, LiaCoupling, lia_alpha};
 pub use newreno::NewReno;
+pub(crate) use newreno::half_flight;
 
+use crate::mechanisms::ka::{ExplicitRate, KaEndpoint, RateProtocol};
 use crate::units::{Rate, SimTime};
 
 /// The congestion window, shared by the socket's recovery logic and the controller.
@@ -136,6 +138,8 @@ pub enum AnyCc {
     Cubic(Cubic),
     Dctcp(Dctcp),
     Lia(Lia),
+    /// Kick-Ass's or native RCP's sender (`mechanisms::ka::sender`).
+    ExplicitRate(ExplicitRate),
     Custom(Box<dyn CongestionControl + Send + Sync>),
 }
 
@@ -146,6 +150,7 @@ macro_rules! dispatch {
             AnyCc::Cubic($c) => $e,
             AnyCc::Dctcp($c) => $e,
             AnyCc::Lia($c) => $e,
+            AnyCc::ExplicitRate($c) => $e,
             AnyCc::Custom($c) => $e,
         }
     };
@@ -195,9 +200,20 @@ pub enum CcConfig {
     NewReno,
     Cubic(CubicParams),
     Dctcp(DctcpParams),
+    /// An explicit-rate sender: Kick-Ass (with its TCP fallback) or native RCP. The socket
+    /// speaks the protocol's endpoint part (`mechanisms::ka`).
+    ExplicitRate(KaEndpoint),
 }
 
 impl CcConfig {
+    /// The explicit-rate protocol this controller's endpoints speak, if any.
+    pub fn rate_protocol(&self) -> Option<KaEndpoint> {
+        match self {
+            CcConfig::ExplicitRate(e) => Some(*e),
+            _ => None,
+        }
+    }
+
     /// Controllers that need ECN negotiated and the DCTCP-style echo.
     pub fn wants_ecn(&self) -> bool {
         matches!(self, CcConfig::Dctcp(_))
@@ -208,6 +224,10 @@ impl CcConfig {
             CcConfig::NewReno => AnyCc::NewReno(NewReno::default()),
             CcConfig::Cubic(p) => AnyCc::Cubic(Cubic::new(*p)),
             CcConfig::Dctcp(p) => AnyCc::Dctcp(Dctcp::new(*p)),
+            CcConfig::ExplicitRate(e) => AnyCc::ExplicitRate(match e.protocol {
+                RateProtocol::KickAss => ExplicitRate::kick_ass(),
+                RateProtocol::Rcp => ExplicitRate::rcp(),
+            }),
         }
     }
 }
