@@ -262,6 +262,34 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
 }
 
 /// routerlab's version.
+/// Kick-Ass's rate code, as the routers and receivers use it: for every leading-fragment
+/// length (24…1480 in steps of 8), the rate it stands for (bit/s) and the length the encoder
+/// gives that rate back (the round trip).
+#[pyfunction]
+fn ka_levels() -> Vec<(u32, u64, Option<u32>)> {
+    use routerlab::mechanisms::ka::encoding as e;
+    (0..e::LEVELS)
+        .map(|i| {
+            let len = e::MIN_LENGTH + i * e::LENGTH_STEP;
+            let rate = e::decode_length(len).expect("a level decodes");
+            (len, rate.bps(), e::length_for_rate(rate))
+        })
+        .collect()
+}
+
+/// Kick-Ass's RTT indicators: for every size (600…611), the RTT a router reads (s), and the
+/// size an endpoint sends for that RTT (the round trip).
+#[pyfunction]
+fn ka_indicators() -> Vec<(u32, f64, u32)> {
+    use routerlab::mechanisms::ka::encoding as e;
+    (e::INDICATOR_MIN_BYTES..=e::INDICATOR_MAX_BYTES)
+        .map(|size| {
+            let rtt = e::indicator_rtt(size).expect("an indicator size");
+            (size, rtt.as_secs_f64(), e::indicator_size(rtt))
+        })
+        .collect()
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     routerlab::VERSION
@@ -290,6 +318,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Run>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(ka_levels, m)?)?;
+    m.add_function(wrap_pyfunction!(ka_indicators, m)?)?;
     m.add_function(wrap_pyfunction!(git_commit, m)?)?;
     m.add_function(wrap_pyfunction!(peak_heap_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(reset_peak_heap, m)?)?;

@@ -681,3 +681,37 @@ size = "2MB"
     let ecn = lossy("ecn");
     assert!(ecn.flows.iter().all(|f| f.fct_s.is_some() && f.fast_recoveries == 0 && f.timeouts > 0));
 }
+
+#[test]
+fn a_bulk_flow_with_a_stop_time_finishes_what_it_sent_and_closes() {
+    let text = r#"
+[run]
+duration = "5s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "10Mbps", delay = "5ms", queue = { kind = "droptail", limit = "100pkts" } }
+[[workload]]
+kind = "bulk"
+flows = 2
+stop = "2s"
+[output]
+timeseries = "100ms"
+"#;
+    let (sim, r) = common::run(text);
+    let ts = r.timeseries.as_ref().unwrap();
+    let sent_after =
+        |t0: f64| (0..ts.t_s.len()).filter(|&i| ts.t_s[i] > t0).map(|i| ts.send_rate_bps[i]).sum::<f64>();
+    assert!(sent_after(1.5) > 0.0);
+    assert_eq!(sent_after(2.5), 0.0, "nothing is sent once the stop's data is through");
+    for (i, f) in r.flows.iter().enumerate() {
+        assert!(f.bytes_delivered > 500_000, "most of a 1.25 MB fair share in 2 s: {}", f.bytes_delivered);
+        assert_eq!(f.bytes_acked, f.bytes_delivered, "everything sent is delivered");
+        let snd = sim.sender_socket(routerlab::ids::ConnId(i as u32));
+        assert!(snd.all_acked(), "closed: FIN acknowledged");
+    }
+    let bad = text.replace("stop = \"2s\"", "stop = \"0s\"");
+    let err = routerlab::scenario::Scenario::load(&bad).unwrap_err();
+    assert!(format!("{err:?}").contains("workload[0].stop"), "{err:?}");
+}

@@ -65,6 +65,8 @@ pub enum Event {
     HostTimer(HostId),
     /// A connection's application starts (opens the connection and has data to send).
     ConnStart(ConnId),
+    /// A bulk connection's application stops writing (it closes once what it sent is through).
+    ConnStop(ConnId),
     /// An application-level action of a workload, by workload-defined index (next object,
     /// next on-period, …).
     Workload { workload: u32, slot: u32 },

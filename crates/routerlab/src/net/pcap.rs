@@ -3,11 +3,11 @@
 //!
 //! Packets are representations, so the bytes are built here: an IPv4 header (with checksum,
 //! DF/MF, fragment offset), then the transport header — TCP with its options (MSS,
-//! SACK-permitted, SACK blocks, Kick-Ass's and RCP's experimental options, NOP padding) and a correct checksum, or UDP — and a payload of
-//! zeros, cut at `snaplen` (the record keeps the original length). Zeros add nothing to the
-//! Internet checksum, so TCP checksums are right even though the payload is not captured. A
-//! fragment's record carries its own slice of the datagram: the leading fragment the TCP
-//! header, the others payload only.
+//! SACK-permitted, SACK blocks, Kick-Ass's and RCP's experimental options, NOP padding) and a
+//! correct checksum, or UDP — and a payload of zeros, cut at `snaplen` (the record keeps the
+//! original length). Zeros add nothing to the Internet checksum, so TCP checksums are right even
+//! though the payload is not captured. A fragment's record carries its own slice of the
+//! datagram: the leading fragment the TCP header, the others payload only.
 //!
 //! A CP-cut segment is written as what travels: its headers, with the cut mark in a reserved
 //! bit ([`CUT_BIT`]).
@@ -270,5 +270,33 @@ mod tests {
         assert_eq!(orig, 100);
         assert!(b[20..].iter().all(|&x| x == 0));
         assert_eq!(u16::from_be_bytes([b[6], b[7]]) & 0x1fff, 100);
+    }
+
+    #[test]
+    fn kick_ass_and_rcp_fields_are_experimental_options() {
+        use crate::net::packet::{RateFields, TcpSegment};
+        let ka = RateFields { ka_permitted: true, echo: Rate::from_kbps(14_769), ..RateFields::default() };
+        let seg = TcpSegment { xr: ka, ..TcpSegment::default() };
+        let p = Packet::tcp_for_test(crate::ids::HostId(0), crate::ids::HostId(1), seg);
+        let h = transport_header(&p);
+        assert_eq!(h.len(), 20 + 12, "4 + 6 option bytes, padded");
+        assert_eq!(&h[20..24], &[253, 4, b'K', b'A']);
+        assert_eq!(&h[24..28], &[253, 6, b'K', b'A']);
+        assert_eq!(u16::from_be_bytes([h[28], h[29]]), 640, "the leading-fragment length of 14.77 Mbit/s");
+        let rcp = RateFields {
+            rcp: true,
+            rcp_rate: Rate::from_mbps(12),
+            rcp_rtt_us: 100_000,
+            ..RateFields::default()
+        };
+        let p = Packet::tcp_for_test(
+            crate::ids::HostId(0),
+            crate::ids::HostId(1),
+            TcpSegment { xr: rcp, ..TcpSegment::default() },
+        );
+        let h = transport_header(&p);
+        assert_eq!(&h[20..24], &[254, 16, b'R', b'C']);
+        assert_eq!(u32::from_be_bytes(h[24..28].try_into().unwrap()), 12_000);
+        assert_eq!(u32::from_be_bytes(h[28..32].try_into().unwrap()), 100_000);
     }
 }

@@ -1141,6 +1141,15 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                     Workload::Fixed(f) => (f.flows, &f.src, &f.dst, f.start.0, f.jitter.0, Some(f.size.0)),
                     _ => unreachable!(),
                 };
+                let stop = match w {
+                    Workload::Bulk(b) => b.stop.map(|s| s.0),
+                    _ => None,
+                };
+                if let Some(s) = stop
+                    && s <= start
+                {
+                    p.at(format!("{path}.stop"), format!("{s} is not after the start ({start})"));
+                }
                 if n.is_some_and(|n| !positive(n, &format!("{path}.flows"), &mut p)) {
                     continue;
                 }
@@ -1154,6 +1163,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                         size,
                         tcp,
                         group: g,
+                        stop,
                     };
                     flows.extend(expand_static(&spec, &mut rng));
                 }
@@ -1282,6 +1292,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                     size: pm.size.map(|s| s.0),
                     tcp,
                     group: g,
+                    stop: None,
                 };
                 flows.extend(expand_static(&spec, &mut rng));
             }

@@ -746,6 +746,9 @@ pub struct Bulk {
     pub start: Duration,
     #[serde(default = "Duration::default_bulk_jitter")]
     pub jitter: Duration,
+    /// The flows stop sending new data at this time and close.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<toml::Table>,
 }

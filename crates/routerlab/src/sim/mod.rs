@@ -384,6 +384,9 @@ impl Simulation {
         if f.start < self.end {
             self.events.push(f.start.max(self.now), Event::ConnStart(c));
         }
+        if let Some(stop) = f.stop.filter(|&t| t < self.end) {
+            self.events.push(stop.max(f.start).max(self.now), Event::ConnStop(c));
+        }
         c
     }
 
@@ -683,6 +686,12 @@ impl Simulation {
                 self.arm_host_timer(h);
             }
             Event::ConnStart(c) => self.start_connection(c),
+            Event::ConnStop(c) => {
+                if let Carrier::Tcp { sender, .. } = self.conns[c.idx()].carrier {
+                    self.eps[sender.idx()].sock.stop_writing();
+                    self.service(sender);
+                }
+            }
             Event::Workload { workload, slot } => self.run_generator(workload, |g, ctx| g.on_wake(slot, ctx)),
             Event::Sample(SAMPLE_FLOWS) => {
                 let Simulation { flow_sampler, eps, conns, mptcp, events, end, .. } = self;

@@ -247,6 +247,13 @@ impl TcpSocket {
         self.app_closed = true;
     }
 
+    /// The application takes back what it wrote and the socket has not sent yet, and closes: a
+    /// bulk sender stopping (what is in flight is still delivered).
+    pub fn stop_writing(&mut self) {
+        self.app_written = self.app_written.min(self.snd_nxt.saturating_sub(1));
+        self.app_closed = true;
+    }
+
     // ------------------------------------------------------------------ observation
 
     pub fn state(&self) -> State {

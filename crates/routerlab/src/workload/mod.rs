@@ -64,6 +64,9 @@ pub struct FlowSpec {
     pub tcp: TcpConfig,
     /// Index of the workload (group) it belongs to.
     pub group: u32,
+    /// A bulk flow's application stops writing at this time: what it has sent is completed,
+    /// then the connection closes.
+    pub stop: Option<SimTime>,
 }
 
 impl FlowSpec {
@@ -76,7 +79,7 @@ impl FlowSpec {
         tcp: TcpConfig,
         group: u32,
     ) -> FlowSpec {
-        FlowSpec { src, dst, start, size, persistent: false, opener: Opener::Sender, tcp, group }
+        FlowSpec { src, dst, start, size, persistent: false, opener: Opener::Sender, tcp, group, stop: None }
     }
 }
 
@@ -189,6 +192,8 @@ pub struct StaticFlows {
     pub size: Option<u64>,
     pub tcp: TcpConfig,
     pub group: u32,
+    /// Bulk flows: when their application stops writing.
+    pub stop: Option<SimTime>,
 }
 
 /// Expand a bulk or fixed-size workload.
@@ -197,7 +202,7 @@ pub fn expand_static(w: &StaticFlows, rng: &mut SimRng) -> Vec<FlowSpec> {
         .map(|i| {
             let (src, dst) = w.pairs[i % w.pairs.len()];
             let jitter = if w.jitter.0 > 0 { SimTime(rng.below(w.jitter.0)) } else { SimTime::ZERO };
-            FlowSpec::new(src, dst, w.start + jitter, w.size, w.tcp, w.group)
+            FlowSpec { stop: w.stop, ..FlowSpec::new(src, dst, w.start + jitter, w.size, w.tcp, w.group) }
         })
         .collect()
 }
@@ -217,6 +222,7 @@ mod tests {
             size: None,
             tcp: TcpConfig::default(),
             group: 0,
+            stop: None,
         };
         let a = expand_static(&w, &mut SimRng::new(1, StreamId::Workload(0)));
         let b = expand_static(&w, &mut SimRng::new(2, StreamId::Workload(0)));

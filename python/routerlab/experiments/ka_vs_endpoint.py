@@ -1,0 +1,97 @@
+"""Analysis of ka-vs-endpoint: Kick-Ass against CUBIC on drop-tail and on FQ-CoDel with ECN —
+mean FCT under light load, queueing delay and per-flow throughput under heavy load (Kick-Ass
+§IV-A, Fig. 8–10)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pyarrow as pa
+
+from . import Analysis
+from .ka_common import SEGMENT_BYTES, completed_fcts
+from .plots import figure
+from .stats import mean_ci
+
+SCHEMES = ("ka", "cubic", "cubic-fq-codel")
+LABEL = {"ka": "Kick-Ass", "cubic": "CUBIC", "cubic-fq-codel": "CUBIC on FQ-CoDel+ECN"}
+
+
+def delay_histogram(run) -> tuple[np.ndarray, np.ndarray]:
+    """(bucket upper bounds in s, counts) of the router's queueing delays."""
+    h = run.tables["queue_delay"]
+    upper = np.asarray(h.column("upper_s"), dtype=float)
+    count = np.asarray(h.column("count"), dtype=float)
+    order = np.argsort(upper)
+    return upper[order], count[order]
+
+
+def delay_percentile(run, p: float) -> float:
+    """The p-th percentile's bucket upper bound (the delay at most p % of packets exceed)."""
+    upper, count = delay_histogram(run)
+    cum = np.cumsum(count) / count.sum()
+    return float(upper[np.searchsorted(cum, p / 100)])
+
+
+def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
+    fct = defaultdict(dict)
+    thr = defaultdict(dict)
+    med = defaultdict(dict)
+    p99 = defaultdict(dict)
+    heavy_runs = {}
+    for r in runs:
+        load = r.params["load"].removesuffix("-quick")
+        arm = r.params["scheme"]
+        sizes, fcts = completed_fcts(r)
+        fct[load, arm][r.seed] = float(fcts.mean())
+        thr[load, arm][r.seed] = float(np.mean(sizes * SEGMENT_BYTES * 8 / fcts))
+        med[load, arm][r.seed] = delay_percentile(r, 50)
+        p99[load, arm][r.seed] = delay_percentile(r, 99)
+        if load == "heavy" and r.seed == min(x.seed for x in runs):
+            heavy_runs[arm] = r
+    seeds = sorted(fct["light", "ka"])
+
+    def ratio(table, load, a, b):
+        return mean_ci(table[load, a][s] / table[load, b][s] for s in seeds)
+
+    quantities = {
+        "light_cubic_over_ka": ratio(fct, "light", "cubic", "ka"),
+        "light_fq_codel_over_ka": ratio(fct, "light", "cubic-fq-codel", "ka"),
+        "heavy_ka_median_delay_s": mean_ci(med["heavy", "ka"][s] for s in seeds),
+        "heavy_cubic_p99_delay_s": mean_ci(p99["heavy", "cubic"][s] for s in seeds),
+        "heavy_ka_over_best_cubic_throughput": mean_ci(
+            thr["heavy", "ka"][s] / max(thr["heavy", "cubic"][s], thr["heavy", "cubic-fq-codel"][s])
+            for s in seeds
+        ),
+    }
+    rows = defaultdict(list)
+    for load in ("light", "heavy"):
+        for arm in SCHEMES:
+            rows["load"].append(load)
+            rows["scheme"].append(arm)
+            mean_ci(fct[load, arm][s] for s in seeds).append_to(rows, "mean_fct_s")
+            mean_ci(thr[load, arm][s] / 1e6 for s in seeds).append_to(rows, "mean_flow_mbps")
+            mean_ci(med[load, arm][s] for s in seeds).append_to(rows, "median_queue_delay_s")
+            mean_ci(p99[load, arm][s] for s in seeds).append_to(rows, "p99_queue_delay_s")
+
+    def draw(axes):
+        means = [np.mean([fct["light", a][s] for s in seeds]) for a in SCHEMES]
+        axes[0].bar([LABEL[a] for a in SCHEMES], means)
+        axes[0].set_ylabel("mean FCT, light load (s)")
+        axes[0].tick_params(axis="x", labelsize=7)
+        for a in SCHEMES:
+            upper, count = delay_histogram(heavy_runs[a])
+            axes[1].step(upper * 1e3, np.cumsum(count) / count.sum(), where="post", label=LABEL[a])
+        axes[1].set_xscale("symlog", linthresh=1)
+        axes[1].set_xlabel("queueing delay, heavy load (ms)")
+        axes[1].set_ylabel("CDF")
+        axes[1].legend(fontsize="small")
+
+    return Analysis(
+        quantities=quantities,
+        tables={"endpoint": pa.table(dict(rows))},
+        figures=[
+            figure(draw, "endpoint", f"{exp['id']}: Kick-Ass against CUBIC", ncols=2, sharey=False)
+        ],
+    )
