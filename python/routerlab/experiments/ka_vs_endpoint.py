@@ -16,6 +16,7 @@ from .stats import mean_ci
 
 SCHEMES = ("ka", "cubic", "cubic-fq-codel")
 LABEL = {"ka": "Kick-Ass", "cubic": "CUBIC", "cubic-fq-codel": "CUBIC on FQ-CoDel+ECN"}
+SHORT = {"ka": "Kick-Ass", "cubic": "CUBIC", "cubic-fq-codel": "CUBIC/FQ-CoDel"}
 
 
 def delay_histogram(run) -> tuple[np.ndarray, np.ndarray]:
@@ -77,7 +78,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
 
     def draw(axes):
         means = [np.mean([fct["light", a][s] for s in seeds]) for a in SCHEMES]
-        axes[0].bar([LABEL[a] for a in SCHEMES], means)
+        axes[0].bar([SHORT[a] for a in SCHEMES], means)
         axes[0].set_ylabel("mean FCT, light load (s)")
         axes[0].tick_params(axis="x", labelsize=7)
         for a in SCHEMES:
@@ -87,11 +88,17 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         axes[1].set_xlabel("queueing delay, heavy load (ms)")
         axes[1].set_ylabel("CDF")
         axes[1].legend(fontsize="small")
+        for a in SCHEMES:
+            sizes, fcts = completed_fcts(heavy_runs[a])
+            x = np.sort(sizes * SEGMENT_BYTES * 8 / fcts / 1e6)
+            axes[2].step(x, np.arange(1, len(x) + 1) / len(x), where="post", label=LABEL[a])
+        axes[2].set_xlabel("flow throughput, heavy load (Mbps)")
+        axes[2].set_ylabel("CDF")
 
     return Analysis(
         quantities=quantities,
         tables={"endpoint": pa.table(dict(rows))},
         figures=[
-            figure(draw, "endpoint", f"{exp['id']}: Kick-Ass against CUBIC", ncols=2, sharey=False)
+            figure(draw, "endpoint", f"{exp['id']}: Kick-Ass against CUBIC", ncols=3, sharey=False)
         ],
     )
