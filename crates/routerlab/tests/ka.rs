@@ -9,10 +9,9 @@ use std::collections::HashMap;
 use common::run;
 use routerlab::sim::Results;
 
-/// A dumbbell of 150 Mbit/s, 1000-packet queue, 100 ms RTT (ka-dynamics' network): `pairs`
-/// long flows, the last of which starts at `late_start` seconds; `router` goes into the
-/// bottleneck's table, `cc` is the transport's congestion control.
-fn dumbbell(pairs: u32, router: &str, cc: &str, late_start: u32, secs: u32, seed: u64) -> String {
+/// The Kick-Ass paper's dumbbell: 150 Mbit/s, 1000-packet drop-tail queue, 100 ms RTT, `pairs`
+/// host pairs; `router` goes into the bottleneck's table. Workloads and output follow.
+fn network(pairs: u32, router: &str, secs: u32, seed: u64) -> String {
     format!(
         r#"
 [run]
@@ -23,6 +22,16 @@ kind = "dumbbell"
 pairs = {pairs}
 access = {{ rate = "1Gbps", delay = "500us" }}
 bottleneck = {{ rate = "150Mbps", delay = "49ms", queue = {{ kind = "droptail", limit = "1000pkts" }}{router} }}
+"#
+    )
+}
+
+/// ka-dynamics' network with `pairs` long flows, the last of which starts at `late_start`
+/// seconds; `cc` is the transport's congestion control.
+fn dumbbell(pairs: u32, router: &str, cc: &str, late_start: u32, secs: u32, seed: u64) -> String {
+    network(pairs, router, secs, seed)
+        + &format!(
+            r#"
 [transport]
 cc = "{cc}"
 [[workload]]
@@ -40,11 +49,11 @@ timeseries = "100ms"
 queues = "100ms"
 queue_links = ["left->right"]
 "#,
-        early = pairs - 1,
-        last = pairs - 1,
-        src = hosts("s", 0..pairs - 1),
-        dst = hosts("r", 0..pairs - 1),
-    )
+            early = pairs - 1,
+            last = pairs - 1,
+            src = hosts("s", 0..pairs - 1),
+            dst = hosts("r", 0..pairs - 1),
+        )
 }
 
 fn hosts(side: &str, range: std::ops::Range<u32>) -> String {
@@ -175,16 +184,9 @@ fn the_path_s_smaller_rate_reaches_the_sender_whichever_router_is_first() {
 /// flows join over the first 2 s: 64 flows starting at once at RCP's initial rate (5 % of C,
 /// 3.2× the link) would overflow the queue before the first update reached them.
 fn mixed(n: u32, tcp_size: &str, secs: u32, seed: u64) -> String {
-    format!(
-        r#"
-[run]
-duration = "{secs}s"
-seed = {seed}
-[topology]
-kind = "dumbbell"
-pairs = {pairs}
-access = {{ rate = "1Gbps", delay = "500us" }}
-bottleneck = {{ rate = "150Mbps", delay = "49ms", queue = {{ kind = "droptail", limit = "1000pkts" }}, ka = {{}} }}
+    network(2 * n, ", ka = {}", secs, seed)
+        + &format!(
+            r#"
 [[workload]]
 name = "ka"
 kind = "bulk"
@@ -204,12 +206,11 @@ dst = {tcp_dst}
 [output]
 timeseries = "100ms"
 "#,
-        pairs = 2 * n,
-        ka_src = hosts("s", 0..n),
-        ka_dst = hosts("r", 0..n),
-        tcp_src = hosts("s", n..2 * n),
-        tcp_dst = hosts("r", n..2 * n),
-    )
+            ka_src = hosts("s", 0..n),
+            ka_dst = hosts("r", 0..n),
+            tcp_src = hosts("s", n..2 * n),
+            tcp_dst = hosts("r", n..2 * n),
+        )
 }
 
 #[test]

@@ -622,27 +622,50 @@ fn queue_ecn(q: &Queue) -> Option<(&'static str, &'static str)> {
     }
 }
 
+/// Every transport table of a scenario — the global one, then each workload's as resolved — with
+/// a function giving the path of one of its keys where that key was *set*: in the workload's own
+/// table, or else in `[transport]` (None for a workload that inherits it).
+fn transports(sc: &Scenario) -> Vec<(&Transport, impl Fn(&str) -> Option<String> + '_)> {
+    std::iter::once((&sc.transport, None))
+        .chain(sc.workload_transports.iter().enumerate().map(|(i, t)| (t, Some(i))))
+        .map(|(t, workload)| {
+            let at = move |key: &str| match workload {
+                None => Some(format!("transport.{key}")),
+                Some(i) => match sc.file.workloads[i].transport() {
+                    Some(o) if o.contains_key(key) => Some(format!("workload[{i}].transport.{key}")),
+                    _ => None,
+                },
+            };
+            (t, at)
+        })
+        .collect()
+}
+
+/// Where super-packets are switched on: links' `sp` tables and transports' `sp` keys.
+fn super_packets_at(sc: &Scenario, links: &[(String, Link)]) -> Vec<String> {
+    let mut at: Vec<String> =
+        links.iter().filter(|(_, l)| l.sp.is_some()).map(|(n, _)| format!("{n}.sp")).collect();
+    for (t, key) in transports(sc) {
+        if t.sp {
+            at.extend(key("sp").or(Some("transport.sp".into())));
+        }
+    }
+    at
+}
+
 /// Super-packets put their identifier in the IPv4 identification field (§3.2), which
 /// reassembly keys fragments on; Kick-Ass fragments. routerlab does not work out which flows
 /// meet which routers: a scenario with both anywhere is refused.
 fn check_sp_without_ka(sc: &Scenario, p: &mut Problems) {
     let links = topology_links(&sc.file.topology);
-    let mut sp_at: Vec<String> =
-        links.iter().filter(|(_, l)| l.sp.is_some()).map(|(n, _)| format!("{n}.sp")).collect();
+    let Some(sp) = super_packets_at(sc, &links).into_iter().next() else { return };
     let mut ka_at: Vec<String> =
         links.iter().filter(|(_, l)| l.ka.is_some()).map(|(n, _)| format!("{n}.ka")).collect();
-    let transports = std::iter::once(("transport".to_string(), &sc.transport)).chain(
-        sc.workload_transports.iter().enumerate().map(|(i, t)| (format!("workload[{i}].transport"), t)),
-    );
-    for (path, t) in transports {
-        if t.sp {
-            sp_at.push(format!("{path}.sp"));
-        }
+    for (t, key) in transports(sc) {
         if matches!(t.cc, Cc::KickAss(_)) {
-            ka_at.push(format!("{path}.cc"));
+            ka_at.extend(key("cc"));
         }
     }
-    let Some(sp) = sp_at.first() else { return };
     for path in ka_at {
         p.at(
             path,
@@ -658,25 +681,9 @@ fn check_sp_without_ka(sc: &Scenario, p: &mut Problems) {
 /// a scenario may not use both.
 fn check_sp_without_ecn(sc: &Scenario, p: &mut Problems) {
     let links = topology_links(&sc.file.topology);
-    let mut sp_at: Vec<String> =
-        links.iter().filter(|(_, l)| l.sp.is_some()).map(|(n, _)| format!("{n}.sp")).collect();
-    let transports = std::iter::once(("transport".to_string(), &sc.transport, None)).chain(
-        sc.workload_transports
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (format!("workload[{i}].transport"), t, sc.file.workloads[i].transport())),
-    );
+    let Some(sp) = super_packets_at(sc, &links).into_iter().next() else { return };
     let mut ecn_at = Vec::new();
-    for (path, t, overrides) in transports {
-        // A workload's transport is reported where it was set: its own table or the global one.
-        let at = |key: &str| match overrides {
-            Some(o) if !o.contains_key(key) => None,
-            None if path != "transport" => None,
-            _ => Some(format!("{path}.{key}")),
-        };
-        if t.sp {
-            sp_at.extend(at("sp").or(Some("transport.sp".into())));
-        }
+    for (t, at) in transports(sc) {
         if t.ecn {
             ecn_at.extend(at("ecn").map(|k| (k, "enables ECN")));
         }
@@ -692,7 +699,6 @@ fn check_sp_without_ecn(sc: &Scenario, p: &mut Problems) {
     if sc.file.hosts.dupack_filter == Some(DupAckFilterName::Ecn) {
         ecn_at.push(("hosts.dupack_filter".into(), "is the ECN-based filter"));
     }
-    let Some(sp) = sp_at.first() else { return };
     for (path, why) in ecn_at {
         p.at(
             path,

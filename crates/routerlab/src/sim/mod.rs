@@ -803,29 +803,12 @@ impl Simulation {
         if let Carrier::Udp { sent_bytes, .. } = &mut conn.carrier {
             *sent_bytes += bytes as u64;
         }
-        let ip = Ipv4Header {
-            src: conn.src,
-            dst: conn.dst,
-            id: conn.next_ip_id,
-            tos: 0,
-            dont_fragment: false,
-            more_fragments: false,
-            frag_offset: 0,
-            total_len: bytes.clamp(IPV4_HEADER_BYTES + UDP_HEADER_BYTES, u16::MAX as u32) as u16,
-            protocol: PROTO_UDP,
-            ttl: 64,
-        };
-        conn.next_ip_id = conn.next_ip_id.wrapping_add(1);
-        let meta = PacketMeta {
-            conn: c,
-            flow_hash: conn.flow_hash,
-            created_at: now,
-            flags: MetaFlags::UNBOUND,
-            ..Default::default()
-        };
-        let src = conn.src;
+        let total = bytes.clamp(IPV4_HEADER_BYTES + UDP_HEADER_BYTES, u16::MAX as u32);
+        let (src, hash) = (conn.src, conn.flow_hash);
+        let p =
+            udp_datagram(src, conn.dst, total, false, &mut conn.next_ip_id, c, hash, MetaFlags::UNBOUND, now);
         let mut out = std::mem::take(&mut self.egress);
-        out.push(self.pool.alloc(Packet { ip, meta, ..Default::default() }));
+        out.push(self.pool.alloc(p));
         self.host_egress(src, &mut out);
         self.egress = out;
     }
@@ -1054,7 +1037,12 @@ impl Simulation {
             out.push(pool.alloc(Packet { ip, tcp: o.seg, meta }));
         });
         if let Some(size) = e.sock.poll_rtt_indicator(now) {
-            out.push(pool.alloc(rtt_indicator(src, dst, size, &mut c.next_ip_id, conn, hash, now)));
+            // A Kick-Ass RTT indicator (§II-B): DF set, on the connection's path (its flow hash),
+            // discarded by the receiving host. We send it as a datagram of its own; the paper
+            // does not say what carries it.
+            let flags = MetaFlags::DISCARD;
+            let ind = udp_datagram(src, dst, size, true, &mut c.next_ip_id, conn, hash, flags, now);
+            out.push(pool.alloc(ind));
         }
         if let Some(t) = e.sock.poll_at()
             && e.timer_at.is_none_or(|s| t < s)
@@ -1174,35 +1162,36 @@ fn tcp_ends(carrier: &Carrier, mptcp: &[MptcpConn]) -> Option<(EpId, EpId)> {
     }
 }
 
-#[inline]
-/// A Kick-Ass RTT indicator (§II-B): `size` bytes, DF set, on the connection's path (its flow
-/// hash), discarded by the receiving host. We send it as a UDP datagram of its own; the paper
-/// does not say what carries it.
-fn rtt_indicator(
+/// A UDP datagram a host sends itself (CBR cross traffic, Kick-Ass's RTT indicators):
+/// `total_len` IP bytes, the next IP id of its connection.
+#[allow(clippy::too_many_arguments)]
+fn udp_datagram(
     src: HostId,
     dst: HostId,
-    size: u32,
+    total_len: u32,
+    dont_fragment: bool,
     ip_id: &mut u16,
     conn: ConnId,
     flow_hash: u32,
+    flags: MetaFlags,
     now: SimTime,
 ) -> Packet {
     let ip = Ipv4Header {
         src,
         dst,
         id: *ip_id,
-        dont_fragment: true,
-        total_len: size as u16,
+        dont_fragment,
+        total_len: total_len as u16,
         protocol: PROTO_UDP,
         ttl: 64,
         ..Default::default()
     };
     *ip_id = ip_id.wrapping_add(1);
-    let meta =
-        PacketMeta { conn, flow_hash, created_at: now, flags: MetaFlags::DISCARD, ..Default::default() };
+    let meta = PacketMeta { conn, flow_hash, created_at: now, flags, ..Default::default() };
     Packet { ip, meta, ..Default::default() }
 }
 
+#[inline]
 fn free_dropped(p: PacketId, _cause: DropCause, pool: &mut PacketPool) {
     pool.free(p);
 }

@@ -23,9 +23,6 @@ use crate::mechanisms::ka::{RateProtocol, encoding as ka_code};
 use crate::net::packet::{Ecn, RateFields, SackList, TcpFlags, TcpSegment};
 use crate::units::{Rate, SimTime};
 
-/// RCP's header as options on every segment (`RateFields::option_bytes`).
-const RCP_HEADER_BYTES: u64 = 16;
-
 /// Connection states (RFC 793), with TIME-WAIT folded into `Closed` (ports are never reused
 /// in a simulation, so its 2·MSL wait has nothing to protect).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -383,8 +380,7 @@ impl TcpSocket {
         if due > now {
             return None;
         }
-        let every = self.cfg.cc.rate_protocol().map_or(SimTime::from_ms(100), |e| e.indicator_interval);
-        self.next_indicator_at = now + every;
+        self.next_indicator_at = now + self.cfg.cc.rate_protocol()?.indicator_interval;
         Some(ka_code::indicator_size(self.rtt.srtt()?))
     }
 
@@ -543,7 +539,6 @@ impl TcpSocket {
         }
         if let Some((ack, ece)) = self.rcv.take_flush() {
             let mut seg = self.pure_ack();
-            seg.xr = self.rate_fields();
             seg.ack = ack;
             seg.flags = if ece { TcpFlags::ACK.with(TcpFlags::ECE) } else { TcpFlags::ACK };
             self.stats.segments_sent += 1;
@@ -554,8 +549,7 @@ impl TcpSocket {
             self.send_data(now, emit);
         }
         if self.rcv.ack_due(now) {
-            let mut seg = self.pure_ack();
-            seg.xr = self.rate_fields();
+            let seg = self.pure_ack();
             self.rcv.on_ack_sent();
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
@@ -634,7 +628,10 @@ impl TcpSocket {
     /// Payload of a full segment: the MSS less the options every segment of this connection
     /// carries (RFC 6691), i.e. RCP's header.
     fn segment_payload(&self) -> u64 {
-        let every_segment = if self.rate_ok == Some(RateProtocol::Rcp) { RCP_HEADER_BYTES } else { 0 };
+        let every_segment = match self.rate_ok {
+            Some(RateProtocol::Rcp) => RateFields { rcp: true, ..Default::default() }.option_bytes() as u64,
+            _ => 0,
+        };
         self.win.mss - every_segment
     }
 
@@ -750,7 +747,8 @@ impl TcpSocket {
         }
     }
 
-    fn pure_ack(&self) -> TcpSegment {
+    /// A segment without data that acknowledges what has arrived (and carries a pending rate).
+    fn pure_ack(&mut self) -> TcpSegment {
         let mut flags = TcpFlags::ACK;
         if self.rcv.ece() && self.ecn_ok {
             flags = flags.with(TcpFlags::ECE);
@@ -767,7 +765,7 @@ impl TcpSocket {
             sack: self.sack_list(),
             payload_len: 0,
             cut: false,
-            xr: RateFields::default(),
+            xr: self.rate_fields(),
         }
     }
 

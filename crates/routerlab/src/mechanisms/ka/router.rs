@@ -125,7 +125,7 @@ impl KaRouter {
 /// Split `pkt` (not DF, the leading part of its datagram) so its leading fragment carries at
 /// most `len` bytes of payload, if it is long enough to carry a signal: an unfragmented packet
 /// of at least `full_size` bytes, or a leading fragment. Returns what happened.
-pub(super) fn signal(pool: &mut PacketPool, pkt: PacketId, len: u32, full_size: u32) -> Signal {
+fn signal(pool: &mut PacketPool, pkt: PacketId, len: u32, full_size: u32) -> Signal {
     let ip = pool.get(pkt).ip;
     if ip.frag_offset != 0 || (!ip.more_fragments && (ip.total_len as u32) < full_size) {
         return Signal::NotApplicable;
@@ -142,7 +142,7 @@ pub(super) fn signal(pool: &mut PacketPool, pkt: PacketId, len: u32, full_size: 
 
 /// What [`signal`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Signal {
+enum Signal {
     NotApplicable,
     DontFragment,
     AlreadyLower,
