@@ -241,7 +241,9 @@ def test_missing_file_is_an_error(tmp_path: Path):
     assert "nope.toml" in p.stderr
 
 
-@pytest.mark.parametrize("verb", [[], ["run"], ["validate"], ["reproduce"], ["bench"]])
+@pytest.mark.parametrize(
+    "verb", [[], ["run"], ["validate"], ["reproduce"], ["bench"], ["sweep"], ["report"]]
+)
 def test_help_on_every_verb(verb):
     p = routerlab(*verb, "--help", check=True)
     assert "usage: routerlab" in p.stdout

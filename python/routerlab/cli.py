@@ -34,6 +34,8 @@ examples:
   routerlab validate examples/*.toml              check scenarios without running them
   routerlab reproduce --list                      the paper reproductions
   routerlab reproduce base-incast --quick         one reproduction, small and fast
+  routerlab sweep examples/sweeps/buffers.toml    a parameter sweep, resumable
+  routerlab report results/sweeps/buffers         its self-contained HTML report
   routerlab bench --repeat 5                      speed and memory on the benchmark scenarios
   routerlab VERB --help                           options of one verb"""
 
@@ -185,9 +187,77 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             force=args.force,
             jobs=args.jobs,
             progress=args.progress,
+            backend=args.backend,
+            scheduler=args.scheduler,
         )
         if not args.quiet:
             print_verdict(verdict, out)
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from . import sweeps
+
+    if args.jobs is not None and args.jobs < 1:
+        print("routerlab: --jobs must be at least 1", file=sys.stderr)
+        return EXIT_INVALID
+    out = Path(args.out) if args.out else sweeps.default_out(Path(args.sweep).stem)
+    try:
+        spec = sweeps.load_spec(Path(args.sweep))
+        campaign = sweeps.run_campaign(
+            spec,
+            out,
+            backend=args.backend,
+            jobs=args.jobs,
+            scheduler=args.scheduler,
+            retry_failed=args.retry_failed,
+            progress=args.progress,
+            quiet=args.quiet,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"routerlab: interrupted; the runs done are kept in {out}/ (rerun to resume)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
+    except (sweeps.SweepError, sweeps.BackendError) as e:
+        where = "" if str(e).startswith(args.sweep) else f"{args.sweep}: "
+        print(f"routerlab: {where}{e}", file=sys.stderr)
+        return EXIT_INVALID
+    failures = campaign.failures()
+    for f in failures:
+        first = f["error"].splitlines()[0]
+        print(
+            f"routerlab: run {f['run']} failed ({json_params(f['params'])}, replicate "
+            f"{f['replicate']}, seed {f['seed']}): {first}",
+            file=sys.stderr,
+        )
+    if failures:
+        print(
+            f"routerlab: {len(failures)} runs failed (errors in {out}/manifest.json); "
+            "rerun with --retry-failed to try them again",
+            file=sys.stderr,
+        )
+        return 1
+    if not args.quiet:
+        print(f"{out}/  (manifest.json, tables/runs.parquet, configs.parquet, report.html)")
+    return 0
+
+
+def json_params(params: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "no parameters"
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import ReportError, write_report
+
+    try:
+        path = write_report(Path(args.directory))
+    except ReportError as e:
+        print(f"routerlab: {e}", file=sys.stderr)
+        return EXIT_INVALID
+    if not args.quiet:
+        print(path)
     return 0
 
 
@@ -292,6 +362,22 @@ def add_progress_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--no-progress", dest="progress", action="store_false")
 
 
+def add_backend_flags(parser: argparse.ArgumentParser) -> None:
+    """--backend local|dask and --scheduler ADDRESS."""
+    parser.add_argument(
+        "--backend",
+        choices=["local", "dask"],
+        default="local",
+        help="where runs execute: a local process pool (default) or a Dask cluster",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler address (e.g. tcp://host:8786); without it, --backend dask "
+        "starts a local cluster with --jobs workers",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="routerlab",
@@ -364,9 +450,58 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce/ID)")
     x.add_argument("--force", action="store_true", help="replace an existing output directory")
     x.add_argument("--jobs", "-j", type=int, metavar="J", help="parallel runs (default: all cores)")
+    add_backend_flags(x)
     x.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     add_progress_flags(x)
     x.set_defaults(func=cmd_reproduce)
+
+    w = sub.add_parser(
+        "sweep",
+        help="run a scenario over a parameter grid and replicates, resumably",
+        description=textwrap.dedent(
+            """\
+            Run the sweep described by SWEEP (a TOML file, see docs/sweep.md): a base
+            scenario, the parameters varied over it (each combination is a configuration),
+            and N replicates of each, with seeds derived from the campaign seed, the
+            configuration's normalized scenario and the replicate index. Runs execute on a
+            local process pool (default: every core) or a Dask cluster, in batches.
+            Writes into DIR (default results/sweeps/<stem>):
+              manifest.json              the sweep, its configurations, runs done and failed
+              runs/KEY/                  each run's files (as routerlab run writes them)
+              tables/runs.parquet        one row per run: parameters and summary
+              tables/configs.parquet     one row per configuration: means, 95 % intervals
+              tables/flows.parquet, links.parquet   every run's rows together
+              figures/*.png, *.svg; report.html (see routerlab report)
+            Runs already in DIR are not run again: rerunning an interrupted sweep completes
+            only what is missing. A failed run is reported and costs no other; it is retried
+            with --retry-failed. Exit status: 0 all runs done; 1 some failed; 2 an invalid
+            sweep or scenario (checked before anything runs); 130 interrupted."""
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    w.add_argument("sweep", metavar="SWEEP", help="sweep file (TOML)")
+    w.add_argument(
+        "--out", metavar="DIR", help="campaign directory (default results/sweeps/<stem>)"
+    )
+    w.add_argument("--jobs", "-j", type=int, metavar="N", help="parallel runs (default: all cores)")
+    add_backend_flags(w)
+    w.add_argument(
+        "--retry-failed", action="store_true", help="run again the runs that failed before"
+    )
+    w.add_argument("--quiet", "-q", action="store_true", help="print only problems")
+    add_progress_flags(w)
+    w.set_defaults(func=cmd_sweep)
+
+    rp = sub.add_parser(
+        "report",
+        help="write a self-contained HTML report of a sweep or a reproduction",
+        description="Write DIR/report.html for DIR, a sweep's directory (routerlab sweep) or a "
+        "reproduction's (routerlab reproduce): figures, tables, verdicts, the exact scenario "
+        "files, seeds and versions, in one file that opens in a browser without a server.",
+    )
+    rp.add_argument("directory", metavar="DIR")
+    rp.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    rp.set_defaults(func=cmd_report)
 
     b = sub.add_parser(
         "bench",

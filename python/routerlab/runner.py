@@ -27,6 +27,10 @@ from .output import (
 STEP_EVENTS = 200_000
 
 
+class RunTimeout(Exception):
+    """A run took longer than its wall-clock limit."""
+
+
 class ScenarioInvalid(Exception):
     """The scenario was rejected; ``.problems`` lists each problem with its field path."""
 
@@ -66,9 +70,11 @@ def simulate(
     seed: int | None = None,
     progress: bool | None = None,
     base_dir: Path | None = None,
+    timeout: float | None = None,
 ) -> RunResult:
     """Run a scenario given as TOML text. ``progress``: None = show only on a terminal;
-    ``base_dir``: where relative file names in the scenario are found."""
+    ``base_dir``: where relative file names in the scenario are found; ``timeout``: wall
+    seconds the simulation may take before `RunTimeout` is raised."""
     t0 = time.perf_counter()
     run = build(text, seed, base_dir)
     setup = time.perf_counter() - t0
@@ -90,6 +96,11 @@ def simulate(
     t1 = time.perf_counter()
     try:
         while not run.step(STEP_EVENTS):
+            if timeout is not None and time.perf_counter() - t1 > timeout:
+                raise RunTimeout(
+                    f"timed out after {timeout:g} s of wall time, at {run.now_s:.6g} of "
+                    f"{run.end_s:g} simulated seconds"
+                )
             if bar is not None:
                 wall = time.perf_counter() - t1
                 bar.n = round(run.now_s, 6)

@@ -37,6 +37,17 @@ fn check(text: &str, base_dir: Option<std::path::PathBuf>) -> Vec<String> {
     errs.iter().map(|e| e.to_string()).collect()
 }
 
+/// The normalized scenario (defaults filled, seed removed) as canonical JSON; raises ValueError
+/// with the list of problems if the scenario is invalid. Cheaper than building a `Run`.
+#[pyfunction]
+#[pyo3(signature = (text, base_dir=None))]
+fn normalize(text: &str, base_dir: Option<std::path::PathBuf>) -> PyResult<String> {
+    let mut sc = Scenario::parse(text).map_err(reject)?;
+    sc.base_dir = base_dir;
+    sc.to_spec().map_err(reject)?;
+    Ok(sc.normalized_json())
+}
+
 /// A simulation being run.
 #[pyclass(module = "routerlab._core")]
 struct Run {
@@ -317,6 +328,7 @@ fn reset_peak_heap() {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Run>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(ka_levels, m)?)?;
     m.add_function(wrap_pyfunction!(ka_indicators, m)?)?;

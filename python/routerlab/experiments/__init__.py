@@ -17,7 +17,8 @@ An experiment is defined in ``experiments/ID.toml`` (the repository's top-level 
 
 Every configuration runs once per replicate; replicate i's seed derives from the experiment id
 and i alone, so a rerun (anywhere) gives identical results, and the same seeds are used across
-configurations (common random numbers). Runs go to a process pool over the local cores.
+configurations (common random numbers). Runs go to a sweep backend: a process pool over the
+local cores by default, or a Dask cluster.
 The output directory is written atomically: tables (Parquet + CSV), figures (PNG + SVG), the
 exact scenarios run, and ``verdict.json`` / ``verdict.md``.
 """
@@ -29,7 +30,6 @@ import importlib
 import itertools
 import json
 import os
-import signal
 import string
 import sys
 import tomllib
@@ -206,42 +206,53 @@ class Analysis:
     notes: str = ""
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _run_batch(jobs: list[tuple[int, dict, str, int]]) -> list[Run]:
+    return [_run_one(j) for j in jobs]
 
 
 def run_all(
-    exp: dict, quick: bool, seeds: int, jobs: int | None = None, progress: bool | None = None
+    exp: dict,
+    quick: bool,
+    seeds: int,
+    jobs: int | None = None,
+    progress: bool | None = None,
+    backend: str = "local",
+    client=None,
+    scheduler: str | None = None,
 ) -> list[Run]:
+    """Every run of the experiment, in (configuration, replicate) order, on a sweep backend
+    (`routerlab.sweeps.backends`: the local pool, or Dask)."""
+    from ..sweeps import backends
+
     configs = grid(exp, quick)
     seed_list = [replicate_seed(exp["id"], i) for i in range(seeds)]
     work = [(ci, p, render(exp, p), s) for ci, p in enumerate(configs) for s in seed_list]
-    jobs = jobs or os.cpu_count() or 1
+    owned = False
+    if backend == "dask":
+        client, owned = backends.dask_client(client, scheduler, jobs)
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
     if show:
         from tqdm import tqdm
 
         bar = tqdm(total=len(work), desc=exp["id"], unit="run", file=sys.stderr, leave=False)
-    results: list[Run] = []
-    if jobs == 1 or len(work) == 1:
-        for w in work:
-            results.append(_run_one(w))
+    try:
+        workers = backends.workers(backend, jobs, client)
+        size = backends.batch_size(len(work), workers)
+        batches = backends.batches(work, size)
+        done: dict[int, list[Run]] = {}
+        for index, runs in backends.execute(_run_batch, batches, backend, jobs, client=client):
+            if isinstance(runs, BaseException):
+                raise runs
+            done[index] = runs
             if bar:
-                bar.update()
-    else:
-        import multiprocessing as mp
-
-        # Workers ignore Ctrl-C: the parent alone handles it (and terminates them), so an
-        # interrupt prints one line, not a traceback per worker.
-        with mp.get_context("spawn").Pool(min(jobs, len(work)), initializer=_ignore_sigint) as pool:
-            for r in pool.imap(_run_one, work):
-                results.append(r)
-                if bar:
-                    bar.update()
-    if bar:
-        bar.close()
-    return results
+                bar.update(len(runs))
+    finally:
+        if bar:
+            bar.close()
+        if owned:
+            backends.close_client(client)
+    return [r for i in sorted(done) for r in done[i]]
 
 
 def reproduce(
@@ -252,13 +263,17 @@ def reproduce(
     force: bool = False,
     jobs: int | None = None,
     progress: bool | None = None,
+    backend: str = "local",
+    client=None,
+    scheduler: str | None = None,
 ) -> dict:
-    """Run an experiment and write its directory; returns the verdict."""
+    """Run an experiment and write its directory; returns the verdict. ``backend``, ``client``
+    and ``scheduler`` choose where the runs execute (see `routerlab.sweeps.backends`)."""
     exp = load(exp_id)
     seeds = seeds or (QUICK_SEEDS if quick else FULL_SEEDS)
     check_scenarios(exp, quick)
     with AtomicDir(Path(out), force=force) as d:
-        runs = run_all(exp, quick, seeds, jobs, progress)
+        runs = run_all(exp, quick, seeds, jobs, progress, backend, client, scheduler)
         module = importlib.import_module(f".{exp['analysis']}", __package__)
         analysis: Analysis = module.analyze(exp, runs, quick)
         meta = {

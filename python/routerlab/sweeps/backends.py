@@ -1,0 +1,146 @@
+"""Where runs execute: a local process pool, or a Dask cluster.
+
+Work is handed over in *batches* (lists of runs) so that many short runs cost one task each
+batch, not one each: a scheduler's overhead per task (milliseconds on Dask) would otherwise
+dominate runs that take milliseconds themselves. Results come back as batches finish, in any
+order, tagged with the batch's index; the caller makes the order deterministic.
+
+The function run on each batch must be importable by the workers (a module-level function of
+routerlab), and catch its own errors: a batch's result is a list, one entry per run. Where the
+task itself fails (a Dask worker dies), the exception stands in for that list.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Iterator
+
+#: Backends by name.
+BACKENDS = ("local", "dask")
+#: Batches per worker that automatic batching aims for: enough to balance uneven run times,
+#: so batching starts only with hundreds of runs per worker.
+BATCHES_PER_WORKER = 16
+#: Most runs in one automatic batch (a batch's results travel back together).
+MAX_AUTO_BATCH = 32
+
+
+class BackendError(Exception):
+    """A backend that cannot be used as asked (unknown name, no Dask installed, …)."""
+
+
+def batch_size(runs: int, workers: int, requested: int | None = None) -> int:
+    """Runs per task: as asked, else enough that each worker gets about BATCHES_PER_WORKER."""
+    if requested:
+        return requested
+    return max(1, min(MAX_AUTO_BATCH, runs // (workers * BATCHES_PER_WORKER)))
+
+
+def batches(items: list, size: int) -> list[list]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _ignore_sigint() -> None:
+    # The parent alone handles Ctrl-C (and terminates the workers): one message, no traceback
+    # per worker.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _indexed(job):
+    fn, index, batch = job
+    return index, fn(batch)
+
+
+def workers(backend: str, jobs: int | None, client=None) -> int:
+    """How many runs execute at once."""
+    if jobs:
+        return jobs
+    if backend == "dask" and client is not None:
+        return max(1, sum(client.nthreads().values()))
+    return os.cpu_count() or 1
+
+
+def execute(
+    fn: Callable[[list], list],
+    work: list[list],
+    backend: str = "local",
+    jobs: int | None = None,
+    client=None,
+    scheduler: str | None = None,
+) -> Iterator[tuple[int, list]]:
+    """Run ``fn`` on every batch of ``work``; yields (batch index, fn's result, or the exception
+    that ended the task) as they finish.
+
+    local: ``jobs`` processes (default: every core; 1 runs in this process). dask: on
+    ``client`` (a ``distributed.Client``), or a new client of the scheduler at ``scheduler``, or
+    else a new ``LocalCluster`` with ``jobs`` single-threaded worker processes."""
+    if backend == "local":
+        yield from _local(fn, work, jobs or os.cpu_count() or 1)
+    elif backend == "dask":
+        yield from _dask(fn, work, jobs, client, scheduler)
+    else:
+        raise BackendError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+
+
+def _local(fn, work: list[list], jobs: int) -> Iterator[tuple[int, list]]:
+    if jobs == 1 or len(work) <= 1:
+        for i, batch in enumerate(work):
+            yield i, fn(batch)
+        return
+    import multiprocessing as mp
+
+    jobs_list = [(fn, i, b) for i, b in enumerate(work)]
+    with mp.get_context("spawn").Pool(min(jobs, len(work)), initializer=_ignore_sigint) as pool:
+        yield from pool.imap_unordered(_indexed, jobs_list)
+
+
+def dask_client(client=None, scheduler: str | None = None, jobs: int | None = None):
+    """(client, whether we made it): the one given, one for the scheduler's address, or one of
+    a new local cluster."""
+    if client is not None:
+        return client, False
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise BackendError(
+            "the dask backend needs dask.distributed: pip install 'routerlab[dask]'"
+        ) from None
+    if scheduler:
+        return Client(scheduler), True
+    cluster = LocalCluster(
+        n_workers=jobs or os.cpu_count() or 1,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+    )
+    return Client(cluster), True
+
+
+def close_client(client) -> None:
+    """Close a client made by `dask_client`, and its local cluster if it has one."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
+
+
+def _dask(fn, work, jobs, client, scheduler) -> Iterator[tuple[int, list]]:
+    from distributed import as_completed
+
+    client, owned = dask_client(client, scheduler, jobs)
+    futures = {}
+    try:
+        for i, batch in enumerate(work):
+            futures[client.submit(fn, batch, pure=False)] = i
+        for fut in as_completed(list(futures)):
+            try:
+                result = fut.result()
+            except Exception as e:  # the task itself failed: a worker died, say
+                result = e
+            yield futures[fut], result
+    finally:
+        pending = [f for f in futures if not f.done()]
+        if pending:
+            client.cancel(pending)
+        if owned:
+            close_client(client)
