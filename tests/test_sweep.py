@@ -281,6 +281,38 @@ def test_a_sweep_killed_midway_completes_only_the_missing_runs(tmp_path: Path, b
     pd.testing.assert_frame_equal(sweeps.load(out).table(), sweeps.load(tmp_path / "whole").table())
 
 
+def test_ctrl_c_stops_the_pool_keeps_the_runs_done_and_the_rerun_finishes(
+    tmp_path: Path, base: Path
+):
+    f = sweep_file(tmp_path, base, head="batch = 1", tail='[base]\nrun.duration = "2s"\n', seeds=3)
+    out = tmp_path / "out"
+    args = [sys.executable, "-m", "routerlab", "sweep", str(f), "--out", str(out), "--jobs", "2"]
+    proc = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    runs = out / "runs"
+    deadline = time.monotonic() + 120
+    while not (runs.is_dir() and any(not d.name.startswith(".") for d in runs.iterdir())):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted; the runs done are kept" in err
+    manifest = json.loads((out / "manifest.json").read_text())
+    done = {d.name for d in runs.iterdir() if not d.name.startswith(".")}
+    assert set(manifest["runs"]) == done and len(done) < 12  # flushed on the way out
+    assert not any(d.name.startswith(".") for d in runs.iterdir())  # no half-written run
+    again = cli("sweep", str(f), "--out", str(out))
+    assert again.returncode == 0 and f"{len(done)} done before" in again.stderr
+
+
 def test_a_failing_run_is_reported_the_others_complete_and_it_is_retried_on_request(
     tmp_path: Path, base: Path
 ):
@@ -314,7 +346,7 @@ def test_the_command_reports_failures_with_exit_status_1(tmp_path: Path, base: P
 
 def test_another_campaign_seed_is_refused_in_the_same_directory(tmp_path: Path, base: Path):
     routerlab.sweep(base, seeds=1, seed=1, out=tmp_path / "c", report=False)
-    with pytest.raises(sweeps.BackendError, match="holds a campaign with seed 1, not 2"):
+    with pytest.raises(sweeps.SweepError, match="holds a campaign with seed 1, not 2"):
         routerlab.sweep(base, seeds=1, seed=2, out=tmp_path / "c", report=False)
 
 

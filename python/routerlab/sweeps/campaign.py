@@ -12,6 +12,7 @@ summary), ``stats()`` one per configuration (means with 95 % intervals), ``flows
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -28,7 +29,7 @@ from ..experiments.stats import mean_ci
 from ..output import write_text_atomic
 from ..runner import RunTimeout, ScenarioInvalid, simulate
 from . import backends
-from .spec import RUN_COLUMNS, SweepSpec, run_key
+from .spec import RUN_COLUMNS, SweepError, SweepSpec, run_key
 from .store import Store
 
 #: Wall seconds between manifest writes while runs come back (and always at the end).
@@ -99,7 +100,7 @@ def run_campaign(
     store = Store(out)
     old = store.read_manifest()
     if old and old.get("sweep", {}).get("campaign_seed", spec.seed) != spec.seed:
-        raise backends.BackendError(
+        raise SweepError(
             f"{out} holds a campaign with seed {old['sweep']['campaign_seed']}, not {spec.seed}: "
             "its runs have other seeds (use another directory, or that seed)"
         )
@@ -177,25 +178,22 @@ def _execute(spec, store, runs, todo, backend, jobs, client, scheduler, progress
             bar = tqdm(total=len(todo), desc=spec.name, unit="run", file=sys.stderr)
         failures, last_flush = 0, time.monotonic()
         try:
-            for index, outcome in backends.execute(
+            results = backends.execute(
                 run_batch, work, backend, jobs, client=client, scheduler=scheduler
-            ):
-                if isinstance(outcome, BaseException):  # the task died, not a run
-                    outcome = [(t.key, None, f"task failed: {outcome!r}") for t in work[index]]
-                for key, result, error in outcome:
-                    entry = runs[key][0]
-                    if error is None:
-                        store.record_run(key, entry, result, runs[key][1].text)
-                    else:
-                        store.record_failure(key, entry, error)
-                        failures += 1
-                if bar is not None:
-                    bar.update(len(outcome))
-                    if failures:
-                        bar.set_postfix_str(f"{failures} failed")
-                if time.monotonic() - last_flush > MANIFEST_INTERVAL_S:
-                    store.flush()
-                    last_flush = time.monotonic()
+            )
+            # Closed however the loop ends, so that an interrupt stops the workers at once.
+            with contextlib.closing(results):
+                for index, outcome in results:
+                    if isinstance(outcome, BaseException):  # the task died, not a run
+                        outcome = [(t.key, None, f"task failed: {outcome!r}") for t in work[index]]
+                    failures += _record(store, runs, outcome)
+                    if bar is not None:
+                        bar.update(len(outcome))
+                        if failures:
+                            bar.set_postfix_str(f"{failures} failed")
+                    if time.monotonic() - last_flush > MANIFEST_INTERVAL_S:
+                        store.flush()
+                        last_flush = time.monotonic()
         finally:
             store.flush()
             if bar is not None:
@@ -203,6 +201,19 @@ def _execute(spec, store, runs, todo, backend, jobs, client, scheduler, progress
     finally:
         if owned:
             backends.close_client(client)
+
+
+def _record(store: Store, runs: dict, outcome: list) -> int:
+    """Enter a batch's runs in the store; returns how many failed."""
+    failed = 0
+    for key, result, error in outcome:
+        entry, task = runs[key]
+        if error is None:
+            store.record_run(key, entry, result, task.text)
+        else:
+            store.record_failure(key, entry, error)
+            failed += 1
+    return failed
 
 
 class Campaign:

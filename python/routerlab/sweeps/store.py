@@ -22,6 +22,7 @@ from pathlib import Path
 from .. import _core
 from ..output import AtomicDir, write_text_atomic
 from ..runner import RunResult, write_files
+from .spec import SweepError
 
 #: The manifest's format tag.
 FORMAT = "routerlab-campaign/1"
@@ -63,7 +64,7 @@ class Store:
         (self.root / "scenarios").mkdir(parents=True, exist_ok=True)
         old = self.read_manifest()
         if old and old.get("format") != FORMAT:
-            raise ValueError(f"{self.manifest_path}: not a routerlab campaign manifest")
+            raise SweepError(f"{self.manifest_path}: not a routerlab campaign manifest")
         done = self.done_keys()
         for name, text in files.items():
             write_text_atomic(self.root / name, text)
