@@ -329,6 +329,10 @@ def test_a_failing_run_is_reported_the_others_complete_and_it_is_retried_on_requ
     retried = routerlab.sweep(base, grid=grid, seeds=2, out=out, retry_failed=True, report=False)
     assert not retried.failures() and len(retried.table()) == 4
     assert json.loads((out / "manifest.json").read_text())["failed"] == {}
+    # A failure belongs to its sweep: another grid in the same directory does not list it.
+    routerlab.sweep(base, grid={"run.duration": ["0.1s", "30s"]}, seeds=3, out=out, timeout=0.1)
+    narrower = routerlab.sweep(base, grid={"run.duration": "0.1s"}, seeds=3, out=out, report=False)
+    assert narrower.failures() == [] and len(narrower.table()) == 3
 
 
 def test_the_command_reports_failures_with_exit_status_1(tmp_path: Path, base: Path):

@@ -311,8 +311,12 @@ class Campaign:
         return None if t is None else frame(t, polars)
 
     def failures(self) -> list[dict]:
-        """The runs that failed (and were not done since): key, parameters, seed, error."""
-        return [{"run": k, **v} for k, v in sorted(self.manifest["failed"].items(), key=_by_config)]
+        """The sweep's runs that failed (and were not done since): key, parameters, seed, error.
+        (Failures of configurations an earlier sweep into the same directory had are left out.)"""
+        seeds = self.manifest["sweep"]["seeds"]
+        keys = {run_key(c["spec_hash"], r) for c in self.manifest["configs"] for r in range(seeds)}
+        failed = [(k, v) for k, v in self.manifest["failed"].items() if k in keys]
+        return [{"run": k, **v} for k, v in sorted(failed, key=_by_config)]
 
     def write_tables(self) -> list[str]:
         """tables/runs.parquet, configs.parquet, flows.parquet, links.parquet (atomically)."""
