@@ -63,11 +63,11 @@ class Result:
 
     @property
     def flows(self):
-        return frame(self.raw.flows, self.polars)
+        return self.table("flows")
 
     @property
     def links(self):
-        return frame(self.raw.links, self.polars)
+        return self.table("links")
 
     @property
     def queues(self):
@@ -83,10 +83,8 @@ class Result:
         """Any result table by name: flows, links, transfers, or one of the optional tables
         (queues, timeseries, fairness, latency, queue_delay, flow_epochs, stages); an
         optional table the scenario did not ask for is empty, with its columns."""
-        if name in ("flows", "links"):
+        if name in ("flows", "links", "transfers"):
             return frame(getattr(self.raw, name), self.polars)
-        if name == "transfers":
-            return frame(self.raw.transfers, self.polars)
         if name not in OPTIONAL_TABLES:
             known = ["flows", "links", "transfers", *OPTIONAL_TABLES]
             raise KeyError(f"no table {name!r}; known: {', '.join(known)}")

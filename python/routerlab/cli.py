@@ -221,14 +221,13 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         )
         return EXIT_INTERRUPTED
     except (sweeps.SweepError, sweeps.BackendError) as e:
-        where = "" if str(e).startswith(args.sweep) else f"{args.sweep}: "
-        print(f"routerlab: {where}{e}", file=sys.stderr)
+        print(f"routerlab: {e}", file=sys.stderr)
         return EXIT_INVALID
     failures = campaign.failures()
     for f in failures:
         first = f["error"].splitlines()[0]
         print(
-            f"routerlab: run {f['run']} failed ({json_params(f['params'])}, replicate "
+            f"routerlab: run {f['run']} failed ({format_params(f['params'])}, replicate "
             f"{f['replicate']}, seed {f['seed']}): {first}",
             file=sys.stderr,
         )
@@ -244,7 +243,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def json_params(params: dict) -> str:
+def format_params(params: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "no parameters"
 
 

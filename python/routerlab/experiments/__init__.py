@@ -25,13 +25,13 @@ exact scenarios run, and ``verdict.json`` / ``verdict.md``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import itertools
 import json
 import os
 import string
-import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,31 +227,20 @@ def run_all(
     configs = grid(exp, quick)
     seed_list = [replicate_seed(exp["id"], i) for i in range(seeds)]
     work = [(ci, p, render(exp, p), s) for ci, p in enumerate(configs) for s in seed_list]
-    owned = False
-    if backend == "dask":
-        client, owned = backends.dask_client(client, scheduler, jobs)
-    show = sys.stderr.isatty() if progress is None else progress
-    bar = None
-    if show:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(work), desc=exp["id"], unit="run", file=sys.stderr, leave=False)
+    bar = backends.progress_bar(len(work), exp["id"], progress, leave=False)
+    done: dict[int, list[Run]] = {}
+    results = backends.run_batched(_run_batch, work, backend, jobs, client, scheduler)
     try:
-        workers = backends.workers(backend, jobs, client)
-        size = backends.batch_size(len(work), workers)
-        batches = backends.batches(work, size)
-        done: dict[int, list[Run]] = {}
-        for index, runs in backends.execute(_run_batch, batches, backend, jobs, client=client):
-            if isinstance(runs, BaseException):
-                raise runs
-            done[index] = runs
-            if bar:
-                bar.update(len(runs))
+        with contextlib.closing(results):
+            for first, _, runs in results:
+                if isinstance(runs, BaseException):
+                    raise runs
+                done[first] = runs
+                if bar:
+                    bar.update(len(runs))
     finally:
         if bar:
             bar.close()
-        if owned:
-            backends.close_client(client)
     return [r for i in sorted(done) for r in done[i]]
 
 

@@ -3,7 +3,7 @@
 Work is handed over in *batches* (lists of runs) so that many short runs cost one task each
 batch, not one each: a scheduler's overhead per task (milliseconds on Dask) would otherwise
 dominate runs that take milliseconds themselves. Results come back as batches finish, in any
-order, tagged with the batch's index; the caller makes the order deterministic.
+order, tagged with the batch's place in the list; the caller makes the order deterministic.
 
 The function run on each batch must be importable by the workers (a module-level function of
 routerlab), and catch its own errors: a batch's result is a list, one entry per run. Where the
@@ -12,8 +12,10 @@ task itself fails (a Dask worker dies), the exception stands in for that list.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterator
 
 #: Backends by name.
@@ -60,26 +62,51 @@ def workers(backend: str, jobs: int | None, client=None) -> int:
     return os.cpu_count() or 1
 
 
-def execute(
+def progress_bar(total: int, desc: str, progress: bool | None, leave: bool = True):
+    """A bar of runs done / total with ETA on stderr (None: only when stderr is a terminal),
+    or None when not shown."""
+    if not (sys.stderr.isatty() if progress is None else progress):
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="run", file=sys.stderr, leave=leave)
+
+
+def run_batched(
     fn: Callable[[list], list],
-    work: list[list],
+    items: list,
     backend: str = "local",
     jobs: int | None = None,
     client=None,
     scheduler: str | None = None,
-) -> Iterator[tuple[int, list]]:
-    """Run ``fn`` on every batch of ``work``; yields (batch index, fn's result, or the exception
-    that ended the task) as they finish.
+    batch: int | None = None,
+) -> Iterator[tuple[int, list, object]]:
+    """Cut ``items`` into batches and run ``fn`` on each; yields (index of the batch's first
+    item, the batch, fn's result or the exception that ended the task) as batches finish.
 
     local: ``jobs`` processes (default: every core; 1 runs in this process). dask: on
     ``client`` (a ``distributed.Client``), or a new client of the scheduler at ``scheduler``, or
-    else a new ``LocalCluster`` with ``jobs`` single-threaded worker processes."""
-    if backend == "local":
-        yield from _local(fn, work, jobs or os.cpu_count() or 1)
-    elif backend == "dask":
-        yield from _dask(fn, work, jobs, client, scheduler)
-    else:
+    else a new ``LocalCluster`` with ``jobs`` single-threaded worker processes; a client made
+    here is closed at the end. Close the generator (``contextlib.closing``) to stop early: the
+    workers are stopped too."""
+    if backend not in BACKENDS:
         raise BackendError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+    owned = False
+    if backend == "dask":
+        client, owned = dask_client(client, scheduler, jobs)
+    try:
+        size = batch_size(len(items), workers(backend, jobs, client), batch)
+        work = batches(items, size)
+        if backend == "local":
+            results = _local(fn, work, jobs or os.cpu_count() or 1)
+        else:
+            results = _dask(fn, work, client)
+        with contextlib.closing(results):
+            for i, outcome in results:
+                yield i * size, work[i], outcome
+    finally:
+        if owned:
+            close_client(client)
 
 
 def _local(fn, work: list[list], jobs: int) -> Iterator[tuple[int, list]]:
@@ -124,10 +151,9 @@ def close_client(client) -> None:
         cluster.close()
 
 
-def _dask(fn, work, jobs, client, scheduler) -> Iterator[tuple[int, list]]:
+def _dask(fn, work: list[list], client) -> Iterator[tuple[int, list]]:
     from distributed import as_completed
 
-    client, owned = dask_client(client, scheduler, jobs)
     futures = {}
     try:
         for i, batch in enumerate(work):
@@ -142,5 +168,3 @@ def _dask(fn, work, jobs, client, scheduler) -> Iterator[tuple[int, list]]:
         pending = [f for f in futures if not f.done()]
         if pending:
             client.cancel(pending)
-        if owned:
-            close_client(client)

@@ -91,7 +91,7 @@ def run_campaign(
     report: bool = True,
 ) -> Campaign:
     """Run what is missing of a sweep in ``out`` and return the campaign."""
-    if backend not in backends.BACKENDS:
+    if backend not in backends.BACKENDS:  # refused before anything is written
         raise backends.BackendError(
             f"unknown backend {backend!r} (known: {', '.join(backends.BACKENDS)})"
         )
@@ -119,13 +119,13 @@ def run_campaign(
         for c in configs
     ]
     runs = {}  # key -> (manifest entry, task); configurations with equal scenarios share runs
+    base_dir = None if spec.base_dir is None else str(spec.base_dir)
     for c in configs:
         for r in range(spec.seeds):
             key = run_key(c.spec_hash, r)
             seed = spec.run_seed(c.spec_hash, r)
             entry = {"config": c.index, "params": c.params, "replicate": r, "seed": seed}
             entry["spec_hash"] = c.spec_hash
-            base_dir = None if spec.base_dir is None else str(spec.base_dir)
             runs.setdefault(key, (entry, Task(key, c.text, seed, base_dir, spec.timeout)))
     store.open(spec.describe(), config_rows, len(runs), files)
     for c in configs:
@@ -162,45 +162,27 @@ def run_campaign(
 
 
 def _execute(spec, store, runs, todo, backend, jobs, client, scheduler, progress) -> None:
-    if backend == "dask":
-        client, owned = backends.dask_client(client, scheduler, jobs)
-    else:
-        owned = False
+    bar = backends.progress_bar(len(todo), spec.name, progress)
+    failures, last_flush = 0, time.monotonic()
+    results = backends.run_batched(run_batch, todo, backend, jobs, client, scheduler, spec.batch)
     try:
-        workers = backends.workers(backend, jobs, client)
-        size = backends.batch_size(len(todo), workers, spec.batch)
-        work = backends.batches(todo, size)
-        show = sys.stderr.isatty() if progress is None else progress
-        bar = None
-        if show:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(todo), desc=spec.name, unit="run", file=sys.stderr)
-        failures, last_flush = 0, time.monotonic()
-        try:
-            results = backends.execute(
-                run_batch, work, backend, jobs, client=client, scheduler=scheduler
-            )
-            # Closed however the loop ends, so that an interrupt stops the workers at once.
-            with contextlib.closing(results):
-                for index, outcome in results:
-                    if isinstance(outcome, BaseException):  # the task died, not a run
-                        outcome = [(t.key, None, f"task failed: {outcome!r}") for t in work[index]]
-                    failures += _record(store, runs, outcome)
-                    if bar is not None:
-                        bar.update(len(outcome))
-                        if failures:
-                            bar.set_postfix_str(f"{failures} failed")
-                    if time.monotonic() - last_flush > MANIFEST_INTERVAL_S:
-                        store.flush()
-                        last_flush = time.monotonic()
-        finally:
-            store.flush()
-            if bar is not None:
-                bar.close()
+        # Closed however the loop ends, so that an interrupt stops the workers at once.
+        with contextlib.closing(results):
+            for _, batch, outcome in results:
+                if isinstance(outcome, BaseException):  # the task died, not a run
+                    outcome = [(t.key, None, f"task failed: {outcome!r}") for t in batch]
+                failures += _record(store, runs, outcome)
+                if bar is not None:
+                    bar.update(len(outcome))
+                    if failures:
+                        bar.set_postfix_str(f"{failures} failed")
+                if time.monotonic() - last_flush > MANIFEST_INTERVAL_S:
+                    store.flush()
+                    last_flush = time.monotonic()
     finally:
-        if owned:
-            backends.close_client(client)
+        store.flush()
+        if bar is not None:
+            bar.close()
 
 
 def _record(store: Store, runs: dict, outcome: list) -> int:
@@ -225,6 +207,7 @@ class Campaign:
         if not path.is_file():
             raise FileNotFoundError(f"{self.root}: no manifest.json (not a sweep's directory)")
         self.manifest = json.loads(path.read_text())
+        self._runs: pa.Table | None = None  # the runs table, read once
 
     @property
     def name(self) -> str:
@@ -252,6 +235,11 @@ class Campaign:
 
     def arrow_table(self) -> pa.Table:
         """One row per run done: run columns, the axes, and every summary value."""
+        if self._runs is None:
+            self._runs = self._read_runs()
+        return self._runs
+
+    def _read_runs(self) -> pa.Table:
         rows = []
         for row, key in self._rows():
             summary = json.loads((self.root / "runs" / key / "summary.json").read_text())

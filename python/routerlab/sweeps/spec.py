@@ -71,6 +71,7 @@ class SweepSpec:
     description: str = ""
     source: str | None = None  # the SWEEP.toml text, when read from a file
     base_source: str | None = None  # the base scenario's text, when read from a file
+    origin: str | None = None  # the sweep file, named in problems found later
 
     def configs(self) -> list[Config]:
         """Every configuration, rendered and checked; raises SweepError naming the first
@@ -83,8 +84,9 @@ class SweepSpec:
             sets = dict(self.constants)
             for a, i in zip(self.axes, combo, strict=True):
                 sets.update(a.overrides[i])
+            at = f"{self.origin}: " if self.origin else ""
             for path, value in sets.items():
-                where = f"configuration {json.dumps(params, sort_keys=True)}, {path}"
+                where = f"{at}configuration {json.dumps(params, sort_keys=True)}, {path}"
                 set_path(scenario, path, value, where)
             text = tomli_w.dumps(scenario)
             try:
@@ -92,7 +94,7 @@ class SweepSpec:
             except ValueError as e:
                 problems = e.args[0] if isinstance(e.args[0], list) else [str(e)]
                 raise SweepError(
-                    f"configuration {json.dumps(params, sort_keys=True)}: invalid scenario\n  "
+                    f"{at}configuration {json.dumps(params, sort_keys=True)}: invalid scenario\n  "
                     + "\n  ".join(problems)
                 ) from None
             out.append(Config(index, params, text, hashlib.sha256(normalized.encode()).hexdigest()))
@@ -332,5 +334,6 @@ def _from_document(doc: dict, path: Path, source: str) -> SweepSpec:
         batch=head.get("batch"),
         source=source,
         base_source=base_source,
+        origin=str(path),
     )
     return _finish(spec, doc.get("grid"), doc.get("axes"), doc.get("plot", []))

@@ -87,8 +87,7 @@ class Store:
             write_files(result, d.path, text)
             (d.path / "params.json").write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n")
             d.commit()
-        self.manifest["runs"][key] = entry
-        self.manifest["failed"].pop(key, None)
+        self.adopt(key, entry)
 
     def record_failure(self, key: str, entry: dict, error: str) -> None:
         self.manifest["failed"][key] = {**entry, "error": error}
