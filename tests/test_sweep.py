@@ -193,11 +193,15 @@ def test_local_pool_and_dask_cluster_give_identical_tables(tmp_path: Path, base:
     local = routerlab.sweep(base, backend="local", jobs=2, out=tmp_path / "local", **kw)
     dask = routerlab.sweep(base, backend="dask", client=dask_client, out=tmp_path / "dask", **kw)
     serial = routerlab.sweep(base, jobs=1, batch=3, out=tmp_path / "serial", **kw)
+    # By the scheduler's address, as `routerlab sweep --scheduler ADDRESS` connects.
+    address = dask_client.scheduler.address
+    by_address = routerlab.sweep(base, backend="dask", scheduler=address, out=tmp_path / "a", **kw)
     t = local.table()
     assert len(t) == 8 and not local.failures()
     assert t["goodput_bps"].gt(0).all()
     pd.testing.assert_frame_equal(t, dask.table())
     pd.testing.assert_frame_equal(t, serial.table())
+    pd.testing.assert_frame_equal(t, by_address.table())
     pd.testing.assert_frame_equal(local.stats(), dask.stats())
     # Replicates differ (their seeds do), and the table says which seed each ran with.
     first = t[t["config"] == 0]
