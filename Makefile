@@ -35,6 +35,7 @@ lint: setup
 
 rust-test:
 	cargo test -p routerlab --quiet
+	cargo test -p routerlab-py --quiet
 
 py-test: setup
 	$(BIN)/pytest -q

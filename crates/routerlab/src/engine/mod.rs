@@ -29,7 +29,7 @@ pub fn prefetch<T>(r: &T) {
     let before = start as usize & 63;
     let mut offset = 0;
     while offset < before + len {
-        prefetch_line(start.wrapping_sub(before).wrapping_add(offset));
+        prefetch_line(start.wrapping_sub(before).wrapping_add(offset).max(start));
         offset += 64;
     }
 }
@@ -40,14 +40,23 @@ pub const PREFETCH_BYTES: usize = 192;
 
 #[inline(always)]
 fn prefetch_line(p: *const i8) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(routerlab_prefetch_as_load)))]
     // SAFETY: a prefetch never faults and has no architectural effect, whatever the address.
     #[allow(unused_unsafe)]
     unsafe {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         _mm_prefetch::<_MM_HINT_T0>(p);
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    // Analysis builds: a real load instead, so that cachegrind (which ignores prefetch
+    // instructions) charges the misses a prefetch takes to the prefetch, and what it reports
+    // elsewhere is what prefetching leaves (docs/performance.md).
+    #[cfg(routerlab_prefetch_as_load)]
+    // SAFETY: `p` is inside the object being prefetched (see `prefetch`).
+    // (The value must be used: valgrind drops loads whose result is dead.)
+    unsafe {
+        std::hint::black_box(std::ptr::read_volatile(p));
+    }
+    #[cfg(not(any(target_arch = "x86_64", routerlab_prefetch_as_load)))]
     let _ = p;
 }
 

@@ -26,9 +26,16 @@ use crate::qdisc::{AnyQdisc, DropCause, Qdisc, Verdict};
 use crate::rng::SimRng;
 use crate::units::{Rate, SimTime};
 
-/// Counters of a port's transmitter and link.
+/// Counters of a port's transmitter and link. The first four are updated by every packet
+/// (`repr(C)` keeps them together, in the port's third cache line); the rest rarely.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct PortStats {
+    /// ∫ queue length dt, in packet·ps and byte·ps (for time-averaged occupancy).
+    pub queue_area_packets: u128,
+    pub queue_area_bytes: u128,
+    /// When the queue length last changed.
+    pub queue_changed_at: SimTime,
     pub tx_packets: u64,
     /// IP bytes sent (framing excluded).
     pub tx_bytes: u64,
@@ -38,57 +45,57 @@ pub struct PortStats {
     pub link_down_drops: u64,
     /// Packets the stage refused before the queue (e.g. super-packet admission).
     pub stage_drops: u64,
-    /// ∫ queue length dt, in packet·ps and byte·ps (for time-averaged occupancy).
-    pub queue_area_packets: u128,
-    pub queue_area_bytes: u128,
-    /// When the queue length last changed.
-    pub queue_changed_at: SimTime,
 }
 
-/// A port. Fields are in the order the hot path reads them (`repr(C)` keeps it): the pipe and
-/// the transmitter first, so that the event loop's prefetch of a port's first lines covers an
-/// arrival and a transmission; the queue discipline and rarely used state after.
+/// A port. Fields are in the order the hot path reads them (`repr(C)` keeps it), from the
+/// start of a cache line: the first line holds what an arrival reads (the pipe, the far end,
+/// whether the link is up) and whether the transmitter is free; the second, serialization
+/// (rate, the memo, MTU, framing, loss); the third, the counters every packet updates; then
+/// what a packet may wait in past the queue, and the queue discipline. A port of a large
+/// topology is then a few lines in cache, not eleven, and the event loop's prefetch of its
+/// first [`crate::engine::PREFETCH_BYTES`] covers an arrival and most of a transmission
+/// (a unit test checks the layout).
 #[derive(Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Port {
     pipe: VecDeque<(SimTime, PacketId)>,
     /// End of the current (or last) serialization: the transmitter is free from then on.
     busy_until: SimTime,
     pub delay: SimTime,
+    pub id: PortId,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub up: bool,
+    /// A `TxDone` event is pending (at `busy_until`).
+    tx_done_pending: bool,
     pub rate: Rate,
     /// The last two (wire bytes, serialization time) pairs: a port sends few distinct sizes
     /// (full segments one way, ACKs the other), and this spares a 64-bit division per packet.
     tx_memo: [(u64, SimTime); 2],
     /// The rate the memo was computed at (`rate` is public: a change invalidates it).
     tx_memo_rate: Rate,
-    pub id: PortId,
-    pub from: NodeId,
-    pub to: NodeId,
+    /// Independent random loss probability per packet (an impairment).
+    pub loss: f64,
     pub framing_bytes: u32,
     /// Largest IP datagram the link carries; larger ones are fragmented at dequeue (or dropped
     /// if DF is set).
     pub mtu: u32,
-    pub up: bool,
-    /// A `TxDone` event is pending (at `busy_until`).
-    tx_done_pending: bool,
-    /// Independent random loss probability per packet (an impairment).
-    pub loss: f64,
     pub stats: PortStats,
+    /// Packets a qdisc or stage dropped, drained by the caller.
+    drops: Vec<(PacketId, DropCause)>,
+    /// A passive flow observer (TAQ's tracker), if the scenario records flow epochs here.
+    pub observer: Option<Box<FlowObserver>>,
+    /// Optional stage around the queue (admission before, transform after).
+    stage: Option<Box<dyn PortStage>>,
     /// Packets already taken from the queue and waiting for the transmitter (the fragments of
     /// a datagram, sent back to back).
     ready: VecDeque<PacketId>,
     /// Packets taken from the queue and transformed, not yet handed to the MTU check.
     staged: VecDeque<PacketId>,
     pub qdisc: AnyQdisc,
-    /// Optional stage around the queue (admission before, transform after).
-    stage: Option<Box<dyn PortStage>>,
     /// Earliest pending stage timer.
     pub stage_timer_at: Option<SimTime>,
-    /// Packets a dequeue-side stage dropped, drained by the caller.
-    drops: Vec<(PacketId, DropCause)>,
     loss_rng: SimRng,
-    /// A passive flow observer (TAQ's tracker), if the scenario records flow epochs here.
-    pub observer: Option<Box<FlowObserver>>,
 }
 
 impl Port {
@@ -440,5 +447,31 @@ fn lost_after_admission(
     observe_drop(observer, now, p, pool);
     if let Some(s) = stage {
         s.on_lost(now, p, pool);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::mem::{align_of, offset_of};
+
+    use super::*;
+
+    #[test]
+    fn what_every_packet_reads_is_in_the_first_three_cache_lines() {
+        assert_eq!(align_of::<Port>(), 64, "a port starts a cache line");
+        // First line: an arrival, and whether the transmitter is free.
+        for end in [
+            offset_of!(Port, pipe) + size_of::<VecDeque<(SimTime, PacketId)>>(),
+            offset_of!(Port, tx_done_pending) + 1,
+        ] {
+            assert!(end <= 64, "arrival fields end at byte {end}");
+        }
+        // Second line: serialization.
+        assert!((64..128).contains(&offset_of!(Port, rate)));
+        assert!(offset_of!(Port, mtu) + 4 <= 128);
+        // Third line: the counters every packet updates.
+        assert_eq!(offset_of!(Port, stats), 128);
+        assert!(offset_of!(PortStats, busy) + 8 <= 64);
+        const { assert!(3 * 64 <= crate::engine::PREFETCH_BYTES) };
     }
 }

@@ -22,16 +22,19 @@ pub struct DropTailParams {
     pub ecn_threshold: Option<Size>,
 }
 
+/// Fields in the order every packet reads them (`repr(C)` keeps it): a port's queue is then
+/// about two cache lines.
 #[derive(Debug)]
+#[repr(C)]
 pub struct DropTail {
-    params: DropTailParams,
     fifo: PacketFifo,
+    params: DropTailParams,
     stats: QdiscStats,
 }
 
 impl DropTail {
     pub fn new(params: DropTailParams) -> DropTail {
-        DropTail { fifo: PacketFifo::for_limit(params.limit), params, stats: QdiscStats::default() }
+        DropTail { fifo: PacketFifo::default(), params, stats: QdiscStats::default() }
     }
 }
 

@@ -114,17 +114,19 @@ pub enum Verdict {
     PushedOut(PacketId, DropCause),
 }
 
-/// Counters every qdisc keeps.
+/// Counters every qdisc keeps; those every packet updates first (`repr(C)` keeps them
+/// together).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct QdiscStats {
     pub enqueued: u64,
     pub dequeued: u64,
-    pub drops: [u64; DROP_CAUSES],
-    /// Packets marked CE instead of dropped.
-    pub ecn_marks: u64,
     /// Largest occupancy seen, in packets and bytes.
     pub high_water_packets: u64,
     pub high_water_bytes: u64,
+    pub drops: [u64; DROP_CAUSES],
+    /// Packets marked CE instead of dropped.
+    pub ecn_marks: u64,
 }
 
 impl QdiscStats {

@@ -78,7 +78,7 @@ fn amount(s: Size) -> f64 {
 impl Red {
     pub fn new(p: RedParams, rng: SimRng, typical_tx: SimTime) -> Red {
         Red {
-            fifo: PacketFifo::for_limit(p.limit),
+            fifo: PacketFifo::default(),
             p,
             avg: 0.0,
             count: -1,

@@ -158,6 +158,9 @@ pub(super) struct Measurements {
     /// Ports whose trackers record flow epochs.
     pub flow_epoch_ports: Vec<PortId>,
     capture: Vec<bool>,
+    /// Per port: a histogram or a capture wants its transmissions. Every transmission asks,
+    /// so this is dense (a byte a port) where the histograms are not.
+    transmit_watched: Vec<bool>,
     captured: Vec<(PortId, SimTime, Packet)>,
     snaplen: u32,
     max_capture: usize,
@@ -179,6 +182,7 @@ impl Measurements {
         for p in &spec.pcap {
             capture[p.idx()] = true;
         }
+        let transmit_watched = (0..nports).map(|i| queue_delay[i].is_some() || capture[i]).collect();
         Measurements {
             queue_busy: spec
                 .queues
@@ -196,6 +200,7 @@ impl Measurements {
             queue_delay,
             flow_epoch_ports: spec.flow_epochs.clone(),
             capture,
+            transmit_watched,
             captured: Vec::new(),
             snaplen: spec.pcap_snaplen,
             max_capture: spec.pcap_max_packets,
@@ -306,6 +311,9 @@ impl Measurements {
     #[inline]
     pub(super) fn on_transmit(&mut self, now: SimTime, port: &Port, p: &Packet) {
         let i = port.id.idx();
+        if !self.transmit_watched[i] {
+            return;
+        }
         if let Some(h) = &mut self.queue_delay[i] {
             h.record(now.saturating_sub(p.meta.enqueued_at));
         }

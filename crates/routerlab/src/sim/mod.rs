@@ -40,7 +40,7 @@ use crate::net::packet::{
     IPV4_HEADER_BYTES, Ipv4Header, MetaFlags, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool,
     UDP_HEADER_BYTES,
 };
-use crate::net::{Network, NodeKind, TopologySpec};
+use crate::net::{Network, TopologySpec};
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::rng::{SimRng, StreamId, splitmix64};
 use crate::tcp::cc::{AnyCc, Lia, lia_alpha};
@@ -196,13 +196,15 @@ pub struct Transfer {
     pub end: Option<SimTime>,
 }
 
-/// Per-host state below the endpoints.
+/// Per-host state below the endpoints. What every packet asks (any sockets blocked, any
+/// shims) comes first, in one cache line (`repr(C)`, line-aligned).
 #[derive(Debug)]
+#[repr(C, align(64))]
 struct HostState {
-    shims: ShimChain,
-    reassembly: Reassembler,
     /// Endpoints waiting for room in the NIC queue.
     blocked: Vec<EpId>,
+    shims: ShimChain,
+    reassembly: Reassembler,
 }
 
 /// A dynamic workload and its random stream.
@@ -629,7 +631,7 @@ impl Simulation {
                     measure.on_transmit(now, port, pool.get(sent));
                 }
                 // A host's NIC made room: wake the sockets it pushed back on.
-                if let Some(h) = net.nodes[port.from.idx()].host
+                if let Some(h) = net.node_host[port.from.idx()]
                     && !self.hosts[h.idx()].blocked.is_empty()
                 {
                     let mut waiting = std::mem::take(&mut self.hosts[h.idx()].blocked);
@@ -835,9 +837,8 @@ impl Simulation {
         if self.measure.watches(node) {
             self.measure.on_arrival(now, node, self.pool.get_mut(pkt));
         }
-        let n = &mut self.net.nodes[node.idx()];
-        match n.kind {
-            NodeKind::Switch => {
+        match self.net.node_host[node.idx()] {
+            None => {
                 let p = self.pool.get(pkt);
                 let hops = self.net.routes.next_hops(node, p.ip.dst);
                 if hops.is_empty() {
@@ -845,17 +846,14 @@ impl Simulation {
                     self.pool.free(pkt);
                     return;
                 }
-                let out = n.forwarder.choose(hops, p, &self.net.ports);
+                let out = self.net.nodes[node.idx()].forwarder.choose(hops, p, &self.net.ports);
                 let Simulation { net, pool, events, measure, .. } = self;
                 let port = &mut net.ports[out.idx()];
                 if let Some(sent) = port.enqueue(now, pkt, pool, events, &mut free_dropped) {
                     measure.on_transmit(now, port, pool.get(sent));
                 }
             }
-            NodeKind::Host => {
-                let host = n.host.expect("a host node has a host id");
-                self.deliver_to_host(host, pkt);
-            }
+            Some(host) => self.deliver_to_host(host, pkt),
         }
     }
 

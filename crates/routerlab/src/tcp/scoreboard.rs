@@ -98,12 +98,11 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
+    /// An empty board. Its rings grow with the window (a few times per connection, never per
+    /// segment) rather than being reserved: a ring sized past the window is walked round by
+    /// its head and tail, every lap through lines and pages that have left the cache.
     pub fn new() -> Scoreboard {
-        Scoreboard {
-            segs: VecDeque::with_capacity(64),
-            retransmissions: VecDeque::with_capacity(16),
-            ..Default::default()
-        }
+        Scoreboard::default()
     }
 
     pub fn is_empty(&self) -> bool {
