@@ -25,7 +25,8 @@ pub fn prefetch<T>(r: &T) {
     let start = (r as *const T).cast::<i8>();
     let len = std::mem::size_of::<T>().min(PREFETCH_BYTES);
     // Every cache line the first `len` bytes touch, wherever the object starts: from the
-    // start of its first line (at most 63 bytes before it) in steps of a line.
+    // start of its first line (at most 63 bytes before it) in steps of a line, each address
+    // kept inside the object (the analysis build reads it).
     let before = start as usize & 63;
     let mut offset = 0;
     while offset < before + len {

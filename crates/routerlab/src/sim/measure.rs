@@ -153,8 +153,9 @@ pub(super) struct Measurements {
     /// Nodes where a probe starts or ends.
     watched: Vec<bool>,
     pub latency_series: LatencySeries,
-    /// Per port: queueing-delay histogram, if asked for.
-    pub queue_delay: Vec<Option<Histogram>>,
+    /// Per port: queueing-delay histogram, if asked for (private: `transmit_watched` follows
+    /// it).
+    queue_delay: Vec<Option<Histogram>>,
     /// Ports whose trackers record flow epochs.
     pub flow_epoch_ports: Vec<PortId>,
     capture: Vec<bool>,
