@@ -10,6 +10,7 @@ busy link has at most one pending transmit event and one pending arrival event (
 strength), so the queue's size scales with links and endpoints, not with packets in flight.
 */
 
+mod heap;
 mod queue;
 
 pub use queue::EventQueue;

@@ -19,9 +19,8 @@
 //! changes the speed, never the order, which is always that of the keys. Nothing is allocated
 //! in the steady state: the slab, the heaps and the lists keep their capacity.
 
-use std::collections::BinaryHeap;
-
 use super::Event;
+use super::heap::{Entry, MinHeap};
 use crate::units::SimTime;
 
 /// Buckets in the ring; with a few events per bucket, the ring reaches far past any link's
@@ -39,38 +38,6 @@ const DENSITY_BAND: (f64, f64) = (0.25, 8.0);
 const SHIFT_RANGE: (u32, u32) = (8, 44);
 const INITIAL_SHIFT: u32 = 20; // ≈ 1 µs
 
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: u128,
-    event: Event,
-}
-
-impl Entry {
-    #[inline]
-    fn time(&self) -> u64 {
-        (self.key >> 64) as u64
-    }
-}
-
-// `BinaryHeap` is a max-heap: the earliest key must compare greatest.
-impl PartialEq for Entry {
-    fn eq(&self, other: &Entry) -> bool {
-        self.key == other.key
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Entry) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    #[inline]
-    fn cmp(&self, other: &Entry) -> std::cmp::Ordering {
-        other.key.cmp(&self.key)
-    }
-}
-
 /// A ring entry: an event and the next entry of its bucket's list.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
@@ -81,7 +48,7 @@ struct Slot {
 #[derive(Debug)]
 pub struct EventQueue {
     /// Every entry whose bucket is at or before `cur`; its top is the earliest event.
-    hot: BinaryHeap<Entry>,
+    hot: MinHeap,
     /// Per ring position, the first slot of its list (or `NIL`).
     heads: Vec<u32>,
     /// One bit per ring position: its list is non-empty.
@@ -91,7 +58,7 @@ pub struct EventQueue {
     /// Entries in the ring.
     in_ring: usize,
     /// Entries at or beyond `cur + BUCKETS`.
-    far: BinaryHeap<Entry>,
+    far: MinHeap,
     /// Bucket width is `2^shift` picoseconds.
     shift: u32,
     /// The current bucket (absolute: time >> shift).
@@ -119,13 +86,13 @@ impl EventQueue {
 
     fn with_width(shift: u32, adapt_every: u32) -> EventQueue {
         EventQueue {
-            hot: BinaryHeap::with_capacity(64),
+            hot: MinHeap::with_capacity(64),
             heads: vec![NIL; BUCKETS],
             occupied: vec![0; WORDS],
             slab: Vec::with_capacity(1024),
             free: Vec::with_capacity(1024),
             in_ring: 0,
-            far: BinaryHeap::with_capacity(1024),
+            far: MinHeap::with_capacity(1024),
             shift,
             cur: 0,
             seq: 0,
@@ -148,14 +115,14 @@ impl EventQueue {
     /// Schedule `event` at `at`.
     #[inline]
     pub fn push(&mut self, at: SimTime, event: Event) {
-        let key = ((at.0 as u128) << 64) | self.seq as u128;
+        let e = Entry { time: at.0, seq: self.seq, event };
         self.seq += 1;
-        self.place(Entry { key, event });
+        self.place(e);
     }
 
-    #[inline]
+    #[inline(always)]
     fn place(&mut self, e: Entry) {
-        let b = e.time() >> self.shift;
+        let b = e.time >> self.shift;
         if b <= self.cur {
             self.hot.push(e);
         } else if b - self.cur < BUCKETS as u64 {
@@ -166,7 +133,7 @@ impl EventQueue {
     }
 
     /// Add `e` to the list of bucket `b` (within the ring).
-    #[inline]
+    #[inline(always)]
     fn link(&mut self, b: u64, e: Entry) {
         let pos = b as usize & (BUCKETS - 1);
         let slot = Slot { entry: e, next: self.heads[pos] };
@@ -191,7 +158,7 @@ impl EventQueue {
         if self.hot.is_empty() {
             self.advance();
         }
-        self.hot.peek().map(|e| (SimTime(e.time()), &e.event))
+        self.hot.peek().map(|e| (SimTime(e.time), &e.event))
     }
 
     /// Remove and return the earliest event.
@@ -201,12 +168,12 @@ impl EventQueue {
             self.advance();
         }
         let e = self.hot.pop()?;
-        self.last_time = e.time();
+        self.last_time = e.time;
         self.window_pops += 1;
         if self.window_pops == self.adapt_every {
             self.adapt_width();
         }
-        Some((SimTime(e.time()), e.event))
+        Some((SimTime(e.time), e.event))
     }
 
     /// With the hot heap empty, move `cur` to the earliest non-empty bucket and fill the hot
@@ -215,14 +182,14 @@ impl EventQueue {
         let next = if self.in_ring > 0 {
             self.cur + self.distance_to_next_occupied()
         } else if let Some(e) = self.far.peek() {
-            e.time() >> self.shift
+            e.time >> self.shift
         } else {
             return;
         };
         self.cur = next;
         // Far entries now within the ring's reach.
         while let Some(e) = self.far.peek() {
-            let b = e.time() >> self.shift;
+            let b = e.time >> self.shift;
             if b - self.cur >= BUCKETS as u64 {
                 break;
             }

@@ -303,16 +303,35 @@ impl FlowKey {
     }
 }
 
+/// A packet's place in the pipe of the link it is crossing: the packets on a link form a list
+/// through their own slots, oldest first, so that the arrival of one (whose slot the event loop
+/// has prefetched) names the next and when it arrives, without a per-link ring to miss in
+/// cache. Empty (`next` none) whenever the packet is not on a wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipeLink {
+    /// The packet that went on the wire after this one, on the same link.
+    pub next: Option<PacketId>,
+    /// When `next` reaches the far end.
+    pub next_at: SimTime,
+}
+
+impl Default for PipeLink {
+    fn default() -> PipeLink {
+        PipeLink { next: None, next_at: SimTime::ZERO }
+    }
+}
+
 /// A packet in flight: headers and metadata.
 ///
 /// Field order matters for speed: what every hop reads (the IP header, the flow hash, the
-/// queueing timestamps) comes first and shares the first cache line; the TCP header, with
-/// its SACK blocks, is read only at the endpoints.
+/// queueing timestamps) comes first and shares the first cache line, the pipe link follows;
+/// the TCP header, with its SACK blocks, is read only at the endpoints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(C)]
 pub struct Packet {
     pub ip: Ipv4Header,
     pub meta: PacketMeta,
+    pub pipe: PipeLink,
     pub tcp: TcpSegment,
 }
 
@@ -376,6 +395,26 @@ impl PacketPool {
                 PacketId(self.slots.len() as u32 - 1)
             }
         }
+    }
+
+    /// Allocate a slot and let `fill` write the packet into it. The hot path builds packets
+    /// this way: a packet built elsewhere and moved in is copied in wide words, which stall
+    /// when they read bytes just stored one by one (a failed store forward).
+    #[inline]
+    pub fn alloc_with(&mut self, fill: impl FnOnce(&mut Packet)) -> PacketId {
+        self.live += 1;
+        if self.live > self.peak_live {
+            self.peak_live = self.live;
+        }
+        let i = match self.free.pop() {
+            Some(i) => i as usize,
+            None => {
+                self.slots.push(Packet::default());
+                self.slots.len() - 1
+            }
+        };
+        fill(&mut self.slots[i]);
+        PacketId(i as u32)
     }
 
     #[inline]

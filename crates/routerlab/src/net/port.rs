@@ -6,7 +6,8 @@
 //! When the transmitter takes a packet from the queue, its serialization end and its arrival at
 //! the far end are both known: the packet goes straight into the pipe with its arrival time.
 //! The pipe is a FIFO (every packet on a link takes the same propagation delay), so only its
-//! head needs a pending `Arrive` event. A `TxDone` event, at the end of the serialization, is
+//! head needs a pending `Arrive` event. It is a list through the packets themselves
+//! ([`PipeLink`]): each names the one behind it and its arrival time, the port only its tail. A `TxDone` event, at the end of the serialization, is
 //! scheduled only when packets are waiting behind it — an idle or lightly loaded link costs one
 //! event per packet, not two. A port therefore has at most two events in the queue, whatever
 //! the number of packets it holds.
@@ -20,7 +21,7 @@ use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PacketId, PortId};
 use crate::mechanisms::taq::FlowObserver;
 use crate::net::fragment::fragment_to_mtu;
-use crate::net::packet::PacketPool;
+use crate::net::packet::{PacketPool, PipeLink};
 use crate::net::stage::{PortStage, QueueView};
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc, Verdict};
 use crate::rng::SimRng;
@@ -48,9 +49,10 @@ pub struct PortStats {
 }
 
 /// A port. Fields are in the order the hot path reads them (`repr(C)` keeps it), from the
-/// start of a cache line: the first line holds what an arrival reads (the pipe, the far end,
-/// whether the link is up) and whether the transmitter is free; the second, serialization
-/// (rate, the memo, MTU, framing, loss); the third, the counters every packet updates; then
+/// start of a cache line: the first line holds what an arrival reads (the pipe's tail, the far
+/// end, whether the link is up) and whether the transmitter is free; then serialization (rate,
+/// the memo, MTU, framing, loss), by the end of the second; the counters every packet updates,
+/// by the end of the third; then
 /// what a packet may wait in past the queue, and the queue discipline. A port of a large
 /// topology is then a few lines in cache, not eleven, and the event loop's prefetch of its
 /// first [`crate::engine::PREFETCH_BYTES`] covers an arrival and most of a transmission
@@ -58,7 +60,8 @@ pub struct PortStats {
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Port {
-    pipe: VecDeque<(SimTime, PacketId)>,
+    /// The last packet put on the wire, while it has not arrived (the pipe's tail).
+    pipe_tail: Option<PacketId>,
     /// End of the current (or last) serialization: the transmitter is free from then on.
     busy_until: SimTime,
     pub delay: SimTime,
@@ -129,7 +132,7 @@ impl Port {
             busy_until: SimTime::ZERO,
             tx_done_pending: false,
             ready: VecDeque::new(),
-            pipe: VecDeque::new(),
+            pipe_tail: None,
             drops: Vec::new(),
             loss_rng,
             observer: None,
@@ -193,10 +196,6 @@ impl Port {
     /// The transmitter is serializing a packet at `now`.
     pub fn is_busy(&self, now: SimTime) -> bool {
         self.busy_until > now
-    }
-    /// Packets being serialized or propagating.
-    pub fn in_pipe(&self) -> usize {
-        self.pipe.len()
     }
     /// End of the current serialization, if the transmitter is busy.
     pub fn busy_until(&self) -> SimTime {
@@ -354,10 +353,11 @@ impl Port {
             return None;
         }
         let at = end + self.delay;
-        if self.pipe.is_empty() {
-            events.push(at, Event::Arrive(self.id, p));
+        match self.pipe_tail {
+            None => events.push(at, Event::Arrive(self.id, p)),
+            Some(tail) => pool.get_mut(tail).pipe = PipeLink { next: Some(p), next_at: at },
         }
-        self.pipe.push_back((at, p));
+        self.pipe_tail = Some(p);
         Some(p)
     }
 
@@ -394,15 +394,18 @@ impl Port {
         self.start_tx(now, pool, events, dropped)
     }
 
-    /// The head of the pipe reached the far end: hand it over and schedule the next arrival.
-    /// (A packet on the wire when the link went down is lost: the caller checks `up`.)
+    /// `p`, the head of the pipe, reached the far end: take it off and schedule the next
+    /// arrival. (A packet on the wire when the link went down is lost: the caller checks `up`.)
     #[inline]
-    pub fn on_arrive(&mut self, events: &mut EventQueue) -> PacketId {
-        let (_, p) = self.pipe.pop_front().expect("Arrive with an empty pipe");
-        if let Some(&(at, next)) = self.pipe.front() {
-            events.push(at, Event::Arrive(self.id, next));
+    pub fn on_arrive(&mut self, p: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
+        let link = std::mem::take(&mut pool.get_mut(p).pipe);
+        match link.next {
+            Some(next) => events.push(link.next_at, Event::Arrive(self.id, next)),
+            None => {
+                debug_assert_eq!(self.pipe_tail, Some(p));
+                self.pipe_tail = None;
+            }
         }
-        p
     }
 
     /// Take the link down: everything queued or on the wire is lost.
@@ -455,23 +458,73 @@ mod tests {
     use std::mem::{align_of, offset_of};
 
     use super::*;
+    use crate::ids::HostId;
+    use crate::net::packet::{Packet, TcpSegment};
+    use crate::qdisc::{DropTail, DropTailParams};
+    use crate::rng::StreamId;
+    use crate::units::Size;
+
+    /// Three packets sent back to back arrive once each, in order, at serialization end plus
+    /// delay (each arrival schedules the next); links are cleared as packets leave the wire.
+    #[test]
+    fn the_pipe_is_a_list_through_the_packets() {
+        let params = DropTailParams { limit: Size::Packets(10), ecn_threshold: None };
+        let mut port = Port::new(
+            PortId(0),
+            NodeId(0),
+            NodeId(1),
+            Rate::from_gbps(1),
+            SimTime::from_us(10),
+            0,
+            1500,
+            0.0,
+            AnyQdisc::DropTail(DropTail::new(params)),
+            SimRng::new(1, StreamId::LinkLoss(0)),
+        );
+        let (mut pool, mut events) = (PacketPool::new(), EventQueue::new());
+        let seg = TcpSegment { payload_len: 1210, ..Default::default() };
+        let pkts: Vec<PacketId> =
+            (0..3).map(|_| pool.alloc(Packet::tcp_for_test(HostId(0), HostId(1), seg))).collect();
+        let mut free = |p, _, pool: &mut PacketPool| pool.free(p);
+        for &p in &pkts {
+            port.enqueue(SimTime::ZERO, p, &mut pool, &mut events, &mut free);
+        }
+        let tx = SimTime::from_us(10); // 1250 bytes at 1 Gbps
+        let mut arrivals = Vec::new();
+        while let Some((t, ev)) = events.pop() {
+            match ev {
+                Event::TxDone(_) => {
+                    port.on_tx_done(t, &mut pool, &mut events, &mut free);
+                }
+                Event::Arrive(_, p) => {
+                    port.on_arrive(p, &mut pool, &mut events);
+                    assert_eq!(pool.get(p).pipe, PipeLink::default());
+                    arrivals.push((t, p));
+                }
+                e => panic!("unexpected {e:?}"),
+            }
+        }
+        let expected: Vec<_> =
+            (1..=3u64).map(|i| (SimTime(tx.0 * i) + SimTime::from_us(10), pkts[i as usize - 1])).collect();
+        assert_eq!(arrivals, expected);
+        assert_eq!(port.pipe_tail, None);
+    }
 
     #[test]
     fn what_every_packet_reads_is_in_the_first_three_cache_lines() {
         assert_eq!(align_of::<Port>(), 64, "a port starts a cache line");
         // First line: an arrival, and whether the transmitter is free.
         for end in [
-            offset_of!(Port, pipe) + size_of::<VecDeque<(SimTime, PacketId)>>(),
+            offset_of!(Port, pipe_tail) + size_of::<Option<PacketId>>(),
             offset_of!(Port, tx_done_pending) + 1,
         ] {
             assert!(end <= 64, "arrival fields end at byte {end}");
         }
-        // Second line: serialization.
-        assert!((64..128).contains(&offset_of!(Port, rate)));
+        // Serialization, by the end of the second line.
         assert!(offset_of!(Port, mtu) + 4 <= 128);
-        // Third line: the counters every packet updates.
-        assert_eq!(offset_of!(Port, stats), 128);
-        assert!(offset_of!(PortStats, busy) + 8 <= 64);
+        // The counters every packet updates, by the end of the third.
+        let counters_end = offset_of!(Port, stats) + offset_of!(PortStats, busy) + 8;
+        assert!(counters_end <= 3 * 64, "per-packet counters end at byte {counters_end}");
         const { assert!(3 * 64 <= crate::engine::PREFETCH_BYTES) };
     }
 }

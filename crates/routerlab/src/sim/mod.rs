@@ -37,7 +37,7 @@ use crate::mechanisms::taq::{FlowKey, FlowObserver, TrackerParams};
 use crate::mptcp::{MptcpConn, Subflow};
 use crate::net::fragment::Reassembler;
 use crate::net::packet::{
-    IPV4_HEADER_BYTES, Ipv4Header, MetaFlags, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool,
+    IPV4_HEADER_BYTES, Ipv4Header, MetaFlags, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool, PipeLink,
     UDP_HEADER_BYTES,
 };
 use crate::net::{Network, TopologySpec};
@@ -234,6 +234,9 @@ pub struct Simulation {
     mptcp: Vec<MptcpConn>,
     transfers: Vec<Transfer>,
     hosts: Vec<HostState>,
+    /// Per host, whether it has shims: asked for every packet a host sends or receives, from
+    /// a dense array rather than each host's own line.
+    host_has_shims: Vec<bool>,
     generators: Vec<GeneratorSlot>,
     groups: Vec<String>,
     link_changes: Vec<LinkChange>,
@@ -248,7 +251,7 @@ pub struct Simulation {
 impl Simulation {
     pub fn new(spec: &SimSpec) -> Simulation {
         let net = Network::build(&spec.topology, spec.seed);
-        let hosts = (0..net.hosts.len())
+        let hosts: Vec<HostState> = (0..net.hosts.len())
             .map(|h| {
                 let mut shims = ShimChain::default();
                 if let Some(params) = spec.dupack_filter {
@@ -271,6 +274,7 @@ impl Simulation {
                 }
             })
             .collect();
+        let host_has_shims = hosts.iter().map(|h| !h.shims.is_empty()).collect();
         let measure = Measurements::new(&spec.output.measure, &net, spec.seed);
         let mut sim = Simulation {
             now: SimTime::ZERO,
@@ -283,6 +287,7 @@ impl Simulation {
             mptcp: Vec::new(),
             transfers: Vec::with_capacity(spec.flows.len()),
             hosts,
+            host_has_shims,
             generators: Vec::new(),
             groups: spec.groups.clone(),
             link_changes: spec.link_changes.clone(),
@@ -501,6 +506,7 @@ impl Simulation {
     /// Give a host a shim (at the end of its chain).
     pub fn add_shim(&mut self, host: HostId, shim: Box<dyn crate::host::HostShim>) {
         self.hosts[host.idx()].shims.push(shim);
+        self.host_has_shims[host.idx()] = true;
     }
 
     /// Replace a port's queue discipline (before the run starts).
@@ -654,8 +660,7 @@ impl Simulation {
             }
             Event::Arrive(p, pkt) => {
                 let port = &mut self.net.ports[p.idx()];
-                let head = port.on_arrive(&mut self.events);
-                debug_assert_eq!(head, pkt);
+                port.on_arrive(pkt, &mut self.pool, &mut self.events);
                 let (to, up) = (port.to, port.up);
                 self.counters.packet_hops += 1;
                 if up {
@@ -875,19 +880,19 @@ impl Simulation {
             self.pool.free(pkt); // nobody listens: a Kick-Ass RTT indicator has done its job
             return;
         }
-        if !hs.shims.is_empty() {
+        if self.host_has_shims[host.idx()] {
             let verdict = hs.shims.ingress(now, pkt, &mut self.pool);
             self.arm_host_timer(host);
             if verdict == Ingress::Consumed {
                 return;
             }
         }
-        let p = *self.pool.get(pkt);
-        self.pool.free(pkt);
+        let p = self.pool.get(pkt);
         debug_assert_eq!(p.ip.dst, host);
-        let c = p.meta.conn;
+        let (c, ep) = (p.meta.conn, p.meta.dst_ep);
         if p.meta.flags.has(MetaFlags::UNBOUND) {
             let payload = p.ip_len().saturating_sub(IPV4_HEADER_BYTES + UDP_HEADER_BYTES) as u64;
+            self.pool.free(pkt);
             let conn = &mut self.conns[c.idx()];
             if let Carrier::Udp { delivered_bytes, .. } = &mut conn.carrier {
                 *delivered_bytes += payload;
@@ -895,15 +900,20 @@ impl Simulation {
             note_progress(conn, now, payload);
             return;
         }
-        let ep = p.meta.dst_ep;
         if let Some(s) = self.eps[ep.idx()].subflow {
+            let p = *p;
+            self.pool.free(pkt);
             self.subflow_segment(ep, s, &p);
             return;
         }
+        // The segment is read where it lies (a copy of the packet would cost more than the
+        // socket's work on a pure ACK), then its slot is freed.
+        let e = &mut self.eps[ep.idx()];
         if let Some(len) = lead_payload {
-            self.eps[ep.idx()].sock.on_leading_fragment(len);
+            e.sock.on_leading_fragment(len);
         }
-        self.eps[ep.idx()].sock.on_segment(now, p.ip.ecn(), &p.tcp);
+        e.sock.on_segment(now, p.ip.ecn(), &p.tcp);
+        self.pool.free(pkt);
         let conn = &self.conns[c.idx()];
         if matches!(conn.carrier, Carrier::Tcp { receiver, .. } if receiver == ep) {
             let delivered = self.eps[ep.idx()].sock.delivered_bytes();
@@ -1010,29 +1020,33 @@ impl Simulation {
         let dont_fragment = !e.sock.allows_fragmentation();
         e.sock.poll_transmit(now, &mut |o: &Outgoing| {
             let total = IPV4_HEADER_BYTES + o.seg.header_len() + o.seg.payload_len;
-            let mut ip = Ipv4Header {
-                src,
-                dst,
-                id: *ip_id,
-                tos: 0,
-                dont_fragment,
-                more_fragments: false,
-                frag_offset: 0,
-                total_len: total.min(u16::MAX as u32) as u16,
-                protocol: PROTO_TCP,
-                ttl: 64,
-            };
+            let id = *ip_id;
             *ip_id = ip_id.wrapping_add(1);
-            ip.set_ecn(o.ecn);
-            let meta = PacketMeta {
-                conn,
-                dst_ep: peer,
-                flow_hash: hash,
-                created_at: now,
-                flags: if sp_sender { MetaFlags::SP_SENDER } else { MetaFlags::NONE },
-                ..Default::default()
-            };
-            out.push(pool.alloc(Packet { ip, tcp: o.seg, meta }));
+            out.push(pool.alloc_with(|p| {
+                p.ip = Ipv4Header {
+                    src,
+                    dst,
+                    id,
+                    tos: 0,
+                    dont_fragment,
+                    more_fragments: false,
+                    frag_offset: 0,
+                    total_len: total.min(u16::MAX as u32) as u16,
+                    protocol: PROTO_TCP,
+                    ttl: 64,
+                };
+                p.ip.set_ecn(o.ecn);
+                p.meta = PacketMeta {
+                    conn,
+                    dst_ep: peer,
+                    flow_hash: hash,
+                    created_at: now,
+                    flags: if sp_sender { MetaFlags::SP_SENDER } else { MetaFlags::NONE },
+                    ..Default::default()
+                };
+                p.pipe = PipeLink::default();
+                p.tcp = o.seg;
+            }));
         });
         if let Some(size) = e.sock.poll_rtt_indicator(now) {
             // A Kick-Ass RTT indicator (§II-B): DF set, on the connection's path (its flow hash),
@@ -1061,9 +1075,8 @@ impl Simulation {
 
     /// Packets leaving a host: through its shims, then into its NIC.
     fn host_egress(&mut self, host: HostId, pkts: &mut Vec<PacketId>) {
-        let hs = &mut self.hosts[host.idx()];
-        if !hs.shims.is_empty() {
-            hs.shims.egress(self.now, &mut self.pool, pkts);
+        if self.host_has_shims[host.idx()] {
+            self.hosts[host.idx()].shims.egress(self.now, &mut self.pool, pkts);
             self.arm_host_timer(host);
         }
         self.enqueue_at_nic(host, pkts);

@@ -269,14 +269,21 @@ impl Receiver {
     /// SACK blocks for the next ACK, most recent first (RFC 2018).
     pub fn sack_blocks(&self) -> SackList {
         let mut list = SackList::new();
+        self.push_sack_blocks(&mut list);
+        list
+    }
+
+    /// Append the SACK blocks for the next ACK to `list`, as many as fit, skipping blocks
+    /// already in it.
+    pub fn push_sack_blocks(&self, list: &mut SackList) {
         for &rep in &self.recent[..self.recent_len] {
             if let Some(b) = self.ooo.iter().find(|b| b.left <= rep && rep < b.right)
                 && !list.as_slice().contains(b)
+                && !list.push(*b)
             {
-                list.push(*b);
+                return;
             }
         }
-        list
     }
 
     pub fn has_ooo(&self) -> bool {

@@ -549,11 +549,11 @@ impl TcpSocket {
             self.send_data(now, emit);
         }
         if self.rcv.ack_due(now) {
-            let seg = self.pure_ack();
+            let out = Outgoing { seg: self.pure_ack(), ecn: Ecn::NotEct, retransmission: false };
             self.rcv.on_ack_sent();
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
-            emit(&Outgoing { seg, ecn: Ecn::NotEct, retransmission: false });
+            emit(&out);
         }
     }
 
@@ -662,22 +662,28 @@ impl TcpSocket {
         if self.rcv.ece() && self.ecn_ok {
             flags = flags.with(TcpFlags::ECE);
         }
-        let seg = TcpSegment {
-            src_port: self.local_port,
-            dst_port: self.remote_port,
-            seq: start,
-            ack: self.rcv.rcv_nxt,
-            flags,
-            window: self.rcv.window(),
-            mss: 0,
-            sack_permitted: false,
-            sack: self.sack_list(),
-            payload_len: payload,
-            cut: false,
-            xr: self.rate_fields(),
-        };
         // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
         let ecn = if self.ecn_ok && !retx { Ecn::Ect0 } else { Ecn::NotEct };
+        // Built where it is handed over: moving a segment copies it, reading words whose
+        // bytes were just stored one by one (a stalled store forward per packet).
+        let out = Outgoing {
+            seg: TcpSegment {
+                src_port: self.local_port,
+                dst_port: self.remote_port,
+                seq: start,
+                ack: self.rcv.rcv_nxt,
+                flags,
+                window: self.rcv.window(),
+                mss: 0,
+                sack_permitted: false,
+                sack: self.sack_list(),
+                payload_len: payload,
+                cut: false,
+                xr: self.rate_fields(),
+            },
+            ecn,
+            retransmission: retx,
+        };
         self.rcv.on_ack_sent();
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
@@ -687,10 +693,10 @@ impl TcpSocket {
             self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 (5.1)
         }
         if let Some(rate) = self.pacing_rate() {
-            let wire = (payload + seg.header_len() + crate::net::packet::IPV4_HEADER_BYTES) as u64;
+            let wire = (payload + out.seg.header_len() + crate::net::packet::IPV4_HEADER_BYTES) as u64;
             self.next_send_at = self.next_send_at.max(now) + rate.tx_time(wire);
         }
-        emit(&Outgoing { seg, ecn, retransmission: retx });
+        emit(&out);
     }
 
     fn emit_syn(&mut self, now: SimTime, emit: &mut impl FnMut(&Outgoing)) {
@@ -772,14 +778,13 @@ impl TcpSocket {
     /// The SACK option of the next segment: CP's PACKs first (they must not wait), then the
     /// ordinary blocks in the room left.
     fn sack_list(&self) -> SackList {
-        let ordinary =
-            if self.sack_ok && self.rcv.has_ooo() { self.rcv.sack_blocks() } else { SackList::new() };
+        // Built in place: a PACK (left > right) never equals an ordinary block, so skipping
+        // duplicates across the two kinds changes nothing. (Returning one of two lists instead
+        // copied one, reading the length byte just written as a word: a stalled store forward
+        // on every ACK.)
         let mut list = self.rcv.packs();
-        if list.is_empty() {
-            return ordinary;
-        }
-        for b in ordinary.as_slice() {
-            list.push(*b);
+        if self.sack_ok && self.rcv.has_ooo() {
+            self.rcv.push_sack_blocks(&mut list);
         }
         list
     }
