@@ -23,8 +23,15 @@ use crate::ids::{ConnId, EpId, HostId, PacketId, PortId};
 /// simulations.
 #[inline(always)]
 pub fn prefetch<T>(r: &T) {
+    prefetch_first(r, PREFETCH_BYTES);
+}
+
+/// Like [`prefetch`], for the first `bytes` of `*r` (for objects whose hot fields are laid out
+/// first and whose callers know how far they read).
+#[inline(always)]
+pub fn prefetch_first<T>(r: &T, bytes: usize) {
     let start = (r as *const T).cast::<i8>();
-    let len = std::mem::size_of::<T>().min(PREFETCH_BYTES);
+    let len = std::mem::size_of::<T>().min(bytes);
     // Every cache line the first `len` bytes touch, wherever the object starts: from the
     // start of its first line (at most 63 bytes before it) in steps of a line, each address
     // kept inside the object (the analysis build reads it).

@@ -139,6 +139,9 @@ pub struct Network {
     pub routes: RoutingTable,
     /// Port names, `"a->b"`.
     pub port_names: Vec<String>,
+    /// Scratch list for a port's extra drops (one for all ports: it stays in cache, and an
+    /// empty one is all a plain port ever sees).
+    pub drops: crate::qdisc::DropList,
 }
 
 impl Network {
@@ -192,7 +195,7 @@ impl Network {
         let node_host = nodes.iter().map(|n| n.host).collect();
         let node_ports: Vec<Vec<PortId>> = nodes.iter().map(|n| n.ports.clone()).collect();
         let routes = RoutingTable::build(&node_ports, &ports, &hosts);
-        Network { nodes, ports, hosts, host_nic, node_host, routes, port_names }
+        Network { nodes, ports, hosts, host_nic, node_host, routes, port_names, drops: Vec::new() }
     }
 
     /// Recompute routes after a link changed state.

@@ -23,7 +23,7 @@ use crate::mechanisms::taq::FlowObserver;
 use crate::net::fragment::fragment_to_mtu;
 use crate::net::packet::{PacketPool, PipeLink};
 use crate::net::stage::{PortStage, QueueView};
-use crate::qdisc::{AnyQdisc, DropCause, Qdisc, Verdict};
+use crate::qdisc::{AnyQdisc, DropCause, DropList, Qdisc, Verdict};
 use crate::rng::SimRng;
 use crate::units::{Rate, SimTime};
 
@@ -71,6 +71,8 @@ pub struct Port {
     pub up: bool,
     /// A `TxDone` event is pending (at `busy_until`).
     tx_done_pending: bool,
+    /// `ready` is not empty: a plain port never reads that far.
+    fragments_ready: bool,
     pub rate: Rate,
     /// The last two (wire bytes, serialization time) pairs: a port sends few distinct sizes
     /// (full segments one way, ACKs the other), and this spares a 64-bit division per packet.
@@ -83,25 +85,30 @@ pub struct Port {
     /// Largest IP datagram the link carries; larger ones are fragmented at dequeue (or dropped
     /// if DF is set).
     pub mtu: u32,
-    pub stats: PortStats,
-    /// Packets a qdisc or stage dropped, drained by the caller.
-    drops: Vec<(PacketId, DropCause)>,
     /// A passive flow observer (TAQ's tracker), if the scenario records flow epochs here.
     pub observer: Option<Box<FlowObserver>>,
     /// Optional stage around the queue (admission before, transform after).
     stage: Option<Box<dyn PortStage>>,
+    pub stats: PortStats,
+    pub qdisc: AnyQdisc,
     /// Packets already taken from the queue and waiting for the transmitter (the fragments of
     /// a datagram, sent back to back).
     ready: VecDeque<PacketId>,
-    /// Packets taken from the queue and transformed, not yet handed to the MTU check.
+    /// Packets taken from the queue and transformed, not yet handed to the MTU check (only
+    /// with a stage).
     staged: VecDeque<PacketId>,
-    pub qdisc: AnyQdisc,
     /// Earliest pending stage timer.
     pub stage_timer_at: Option<SimTime>,
     loss_rng: SimRng,
 }
 
 impl Port {
+    /// Bytes from its start that an arrival reads (the first line), and that a transmission
+    /// reads on a plain port (through a drop-tail queue's hot fields): what the event loop
+    /// prefetches for each (a unit test checks both).
+    pub const ARRIVAL_BYTES: usize = 64;
+    pub const TRANSMIT_BYTES: usize = 6 * 64;
+
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         id: PortId,
@@ -131,9 +138,9 @@ impl Port {
             staged: VecDeque::new(),
             busy_until: SimTime::ZERO,
             tx_done_pending: false,
+            fragments_ready: false,
             ready: VecDeque::new(),
             pipe_tail: None,
-            drops: Vec::new(),
             loss_rng,
             observer: None,
             tx_memo: [(u64::MAX, SimTime::ZERO); 2],
@@ -237,6 +244,7 @@ impl Port {
         pkt: PacketId,
         pool: &mut PacketPool,
         events: &mut EventQueue,
+        drops: &mut DropList,
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
     ) -> Option<PacketId> {
         if !self.up {
@@ -259,7 +267,7 @@ impl Port {
                 return None;
             }
         }
-        match self.qdisc.enqueue(now, pkt, pool, &mut self.drops) {
+        match self.qdisc.enqueue(now, pkt, pool, drops) {
             Verdict::Enqueued => {}
             Verdict::Cut(_, _) => {} // the cut packet is queued; the qdisc counted the cut
             Verdict::Dropped(p, cause) | Verdict::PushedOut(p, cause) => {
@@ -267,14 +275,14 @@ impl Port {
                 dropped(p, cause, pool);
             }
         }
-        for (p, cause) in self.drops.drain(..) {
+        for (p, cause) in drops.drain(..) {
             lost_after_admission(&mut self.observer, &mut self.stage, now, p, pool);
             dropped(p, cause, pool);
         }
         if self.tx_done_pending {
             None
         } else if self.busy_until <= now {
-            self.start_tx(now, pool, events, dropped)
+            self.start_tx(now, pool, events, drops, dropped)
         } else {
             // Serializing a packet that had nothing behind it: now something is.
             events.push(self.busy_until, Event::TxDone(self.id));
@@ -286,7 +294,9 @@ impl Port {
     /// Packets waiting for the transmitter, in the queue or past it.
     #[inline]
     fn has_waiting(&self) -> bool {
-        !self.ready.is_empty() || !self.staged.is_empty() || self.qdisc.len_packets() > 0
+        self.fragments_ready
+            || (self.stage.is_some() && !self.staged.is_empty())
+            || self.qdisc.len_packets() > 0
     }
 
     /// Take the next packet from the queue onto the transmitter, if any, and put it on the
@@ -296,23 +306,27 @@ impl Port {
         now: SimTime,
         pool: &mut PacketPool,
         events: &mut EventQueue,
+        drops: &mut DropList,
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
     ) -> Option<PacketId> {
         debug_assert!(self.busy_until <= now && !self.tx_done_pending);
         self.account_queue(now);
-        let next = match self.ready.pop_front() {
+        // A plain port (no fragments waiting, no stage) reads neither `ready` nor `staged`.
+        let ready = if self.fragments_ready { self.ready.pop_front() } else { None };
+        let next = match ready {
             Some(p) => Some(p),
             None => loop {
-                let p = match self.staged.pop_front() {
+                let staged = if self.stage.is_some() { self.staged.pop_front() } else { None };
+                let p = match staged {
                     Some(p) => p,
                     None => {
-                        let Some(p) = self.qdisc.dequeue(now, pool, &mut self.drops) else { break None };
+                        let Some(p) = self.qdisc.dequeue(now, pool, drops) else { break None };
                         if self.stage.is_none() {
                             p
                         } else {
                             let view = self.view();
                             let stage = self.stage.as_mut().unwrap();
-                            stage.on_departure(now, p, pool, &view, &mut self.staged, &mut self.drops);
+                            stage.on_departure(now, p, pool, &view, &mut self.staged, drops);
                             self.arm_stage_timer(now, events);
                             match self.staged.pop_front() {
                                 Some(p) => p,
@@ -326,12 +340,16 @@ impl Port {
                 }
                 // Dequeue-side transform: fragment to the link's MTU, fragments back to back.
                 if fragment_to_mtu(pool, p, self.mtu, &mut self.ready) {
+                    self.fragments_ready = true;
                     break self.ready.pop_front();
                 }
-                self.drops.push((p, DropCause::FragmentationNeeded));
+                drops.push((p, DropCause::FragmentationNeeded));
             },
         };
-        for (p, cause) in self.drops.drain(..) {
+        if self.fragments_ready {
+            self.fragments_ready = !self.ready.is_empty();
+        }
+        for (p, cause) in drops.drain(..) {
             lost_after_admission(&mut self.observer, &mut self.stage, now, p, pool);
             dropped(p, cause, pool);
         }
@@ -387,11 +405,12 @@ impl Port {
         now: SimTime,
         pool: &mut PacketPool,
         events: &mut EventQueue,
+        drops: &mut DropList,
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
     ) -> Option<PacketId> {
         debug_assert!(self.tx_done_pending && self.busy_until == now);
         self.tx_done_pending = false;
-        self.start_tx(now, pool, events, dropped)
+        self.start_tx(now, pool, events, drops, dropped)
     }
 
     /// `p`, the head of the pipe, reached the far end: take it off and schedule the next
@@ -413,6 +432,7 @@ impl Port {
         &mut self,
         now: SimTime,
         pool: &mut PacketPool,
+        drops: &mut DropList,
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
     ) {
         self.up = false;
@@ -421,11 +441,12 @@ impl Port {
             self.stats.link_down_drops += 1;
             dropped(p, DropCause::LinkDown, pool);
         }
-        while let Some(p) = self.qdisc.dequeue(now, pool, &mut self.drops) {
+        self.fragments_ready = false;
+        while let Some(p) = self.qdisc.dequeue(now, pool, drops) {
             self.stats.link_down_drops += 1;
             dropped(p, DropCause::LinkDown, pool);
         }
-        for (p, cause) in self.drops.drain(..) {
+        for (p, cause) in drops.drain(..) {
             dropped(p, cause, pool);
         }
     }
@@ -464,12 +485,14 @@ mod tests {
     use crate::rng::StreamId;
     use crate::units::Size;
 
-    /// Three packets sent back to back arrive once each, in order, at serialization end plus
-    /// delay (each arrival schedules the next); links are cleared as packets leave the wire.
-    #[test]
-    fn the_pipe_is_a_list_through_the_packets() {
-        let params = DropTailParams { limit: Size::Packets(10), ecn_threshold: None };
-        let mut port = Port::new(
+    fn test_limit() -> DropTailParams {
+        DropTailParams { limit: Size::Packets(10), ecn_threshold: None }
+    }
+
+    /// 1 Gbps, 10 µs, MTU 1500.
+    fn test_port(qdisc: AnyQdisc) -> Port {
+        let rng = SimRng::new(1, StreamId::LinkLoss(0));
+        Port::new(
             PortId(0),
             NodeId(0),
             NodeId(1),
@@ -478,23 +501,30 @@ mod tests {
             0,
             1500,
             0.0,
-            AnyQdisc::DropTail(DropTail::new(params)),
-            SimRng::new(1, StreamId::LinkLoss(0)),
-        );
-        let (mut pool, mut events) = (PacketPool::new(), EventQueue::new());
+            qdisc,
+            rng,
+        )
+    }
+
+    /// Three packets sent back to back arrive once each, in order, at serialization end plus
+    /// delay (each arrival schedules the next); links are cleared as packets leave the wire.
+    #[test]
+    fn the_pipe_is_a_list_through_the_packets() {
+        let mut port = test_port(AnyQdisc::DropTail(DropTail::new(test_limit())));
+        let (mut pool, mut events, mut drops) = (PacketPool::new(), EventQueue::new(), Vec::new());
         let seg = TcpSegment { payload_len: 1210, ..Default::default() };
         let pkts: Vec<PacketId> =
             (0..3).map(|_| pool.alloc(Packet::tcp_for_test(HostId(0), HostId(1), seg))).collect();
         let mut free = |p, _, pool: &mut PacketPool| pool.free(p);
         for &p in &pkts {
-            port.enqueue(SimTime::ZERO, p, &mut pool, &mut events, &mut free);
+            port.enqueue(SimTime::ZERO, p, &mut pool, &mut events, &mut drops, &mut free);
         }
         let tx = SimTime::from_us(10); // 1250 bytes at 1 Gbps
         let mut arrivals = Vec::new();
         while let Some((t, ev)) = events.pop() {
             match ev {
                 Event::TxDone(_) => {
-                    port.on_tx_done(t, &mut pool, &mut events, &mut free);
+                    port.on_tx_done(t, &mut pool, &mut events, &mut drops, &mut free);
                 }
                 Event::Arrive(_, p) => {
                     port.on_arrive(p, &mut pool, &mut events);
@@ -520,11 +550,18 @@ mod tests {
         ] {
             assert!(end <= 64, "arrival fields end at byte {end}");
         }
-        // Serialization, by the end of the second line.
+        assert!(Port::ARRIVAL_BYTES >= 64);
+        // Serialization and whether there is an observer or a stage, by the end of the
+        // second line.
         assert!(offset_of!(Port, mtu) + 4 <= 128);
+        assert!(offset_of!(Port, stage) + size_of::<Option<Box<dyn PortStage>>>() <= 128);
         // The counters every packet updates, by the end of the third.
         let counters_end = offset_of!(Port, stats) + offset_of!(PortStats, busy) + 8;
         assert!(counters_end <= 3 * 64, "per-packet counters end at byte {counters_end}");
-        const { assert!(3 * 64 <= crate::engine::PREFETCH_BYTES) };
+        // A drop-tail queue's hot fields, within what a transmission prefetches.
+        let port = test_port(AnyQdisc::DropTail(DropTail::new(test_limit())));
+        let AnyQdisc::DropTail(q) = &port.qdisc else { unreachable!() };
+        let queue_end = (q as *const DropTail as usize - &port as *const Port as usize) + DropTail::HOT_BYTES;
+        assert!(queue_end <= Port::TRANSMIT_BYTES, "drop-tail hot fields end at byte {queue_end}");
     }
 }

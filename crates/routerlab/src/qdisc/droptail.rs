@@ -33,6 +33,10 @@ pub struct DropTail {
 }
 
 impl DropTail {
+    /// Bytes from its start that every packet reads: the FIFO, the limit, and the first four
+    /// counters.
+    pub const HOT_BYTES: usize = std::mem::offset_of!(DropTail, stats) + 4 * 8;
+
     pub fn new(params: DropTailParams) -> DropTail {
         DropTail { fifo: PacketFifo::default(), params, stats: QdiscStats::default() }
     }

@@ -145,6 +145,10 @@ impl QdiscStats {
     }
 }
 
+/// Packets a queue discipline (or a port's stage) let go of besides the one its verdict
+/// names, with why: filled by the discipline, drained by the port at once.
+pub type DropList = Vec<(PacketId, DropCause)>;
+
 /// The interface every queue discipline implements.
 pub trait Qdisc {
     /// Offer an arriving packet. The verdict says what became of it; queued packets evicted

@@ -156,7 +156,14 @@ mod tests {
                 let mut p = Packet::default();
                 p.ip.total_len = 1000;
                 let id = pool.alloc(p);
-                net.ports[port].enqueue(SimTime::ZERO, id, &mut pool, &mut events, &mut |_, _, _| {});
+                net.ports[port].enqueue(
+                    SimTime::ZERO,
+                    id,
+                    &mut pool,
+                    &mut events,
+                    &mut net.drops,
+                    &mut |_, _, _| {},
+                );
             }
         }
         assert_eq!(least_queue(&out, &net.ports), PortId(2), "tie between 2 and 4: the first");
