@@ -550,7 +550,7 @@ mod tests {
         ] {
             assert!(end <= 64, "arrival fields end at byte {end}");
         }
-        assert!(Port::ARRIVAL_BYTES >= 64);
+        const { assert!(Port::ARRIVAL_BYTES >= 64) };
         // Serialization and whether there is an observer or a stage, by the end of the
         // second line.
         assert!(offset_of!(Port, mtu) + 4 <= 128);
