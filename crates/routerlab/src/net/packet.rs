@@ -434,11 +434,12 @@ impl PacketPool {
         &mut self.slots[id.idx()]
     }
 
-    /// Start loading a packet into cache (see [`crate::engine::prefetch`]).
+    /// Start loading a packet into cache, all of it (see [`crate::engine::prefetch`]): at a
+    /// host the whole TCP header is read, its rate fields last.
     #[inline]
     pub fn prefetch(&self, id: PacketId) {
         if let Some(p) = self.slots.get(id.idx()) {
-            crate::engine::prefetch(p);
+            crate::engine::prefetch_first(p, std::mem::size_of::<Packet>());
         }
     }
 
