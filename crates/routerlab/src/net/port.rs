@@ -7,10 +7,11 @@
 //! the far end are both known: the packet goes straight into the pipe with its arrival time.
 //! The pipe is a FIFO (every packet on a link takes the same propagation delay), so only its
 //! head needs a pending `Arrive` event. It is a list through the packets themselves
-//! ([`PipeLink`]): each names the one behind it and its arrival time, the port only its tail. A `TxDone` event, at the end of the serialization, is
-//! scheduled only when packets are waiting behind it — an idle or lightly loaded link costs one
-//! event per packet, not two. A port therefore has at most two events in the queue, whatever
-//! the number of packets it holds.
+//! ([`PipeLink`]): each names the one behind it and its arrival time, the port only its tail.
+//! A `TxDone` event, at the end of the serialization, is scheduled only when packets are
+//! waiting behind it — an idle or lightly loaded link costs one event per packet, not two. A
+//! port therefore has at most two events in the queue, whatever the number of packets it
+//! holds.
 //!
 //! Serialization time counts the IP datagram plus the link's framing overhead (default 0;
 //! `"38B"` models Ethernet's header, FCS, preamble and inter-frame gap).
@@ -50,13 +51,12 @@ pub struct PortStats {
 
 /// A port. Fields are in the order the hot path reads them (`repr(C)` keeps it), from the
 /// start of a cache line: the first line holds what an arrival reads (the pipe's tail, the far
-/// end, whether the link is up) and whether the transmitter is free; then serialization (rate,
-/// the memo, MTU, framing, loss), by the end of the second; the counters every packet updates,
-/// by the end of the third; then
-/// what a packet may wait in past the queue, and the queue discipline. A port of a large
-/// topology is then a few lines in cache, not eleven, and the event loop's prefetch of its
-/// first [`crate::engine::PREFETCH_BYTES`] covers an arrival and most of a transmission
-/// (a unit test checks the layout).
+/// end, whether the link is up) and whether the transmitter is free; serialization (rate, the
+/// memo, MTU, framing, loss) and whether there is an observer or a stage end the second; the
+/// counters every packet updates end the third; then the queue discipline, and last what only
+/// fragments and stages use. A plain port's transmission thus reads its first
+/// [`Port::TRANSMIT_BYTES`], an arrival its first [`Port::ARRIVAL_BYTES`]: what the event loop
+/// prefetches for each (a unit test checks the layout).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Port {
@@ -103,10 +103,10 @@ pub struct Port {
 }
 
 impl Port {
-    /// Bytes from its start that an arrival reads (the first line), and that a transmission
-    /// reads on a plain port (through a drop-tail queue's hot fields): what the event loop
-    /// prefetches for each (a unit test checks both).
+    /// Bytes from its start that an arrival reads (the first line).
     pub const ARRIVAL_BYTES: usize = 64;
+    /// Bytes from its start that a transmission reads on a plain port, through a drop-tail
+    /// queue's hot fields.
     pub const TRANSMIT_BYTES: usize = 6 * 64;
 
     #[allow(clippy::too_many_arguments)]
