@@ -666,24 +666,7 @@ impl TcpSocket {
         let ecn = if self.ecn_ok && !retx { Ecn::Ect0 } else { Ecn::NotEct };
         // Built where it is handed over: moving a segment copies it, reading words whose
         // bytes were just stored one by one (a stalled store forward per packet).
-        let out = Outgoing {
-            seg: TcpSegment {
-                src_port: self.local_port,
-                dst_port: self.remote_port,
-                seq: start,
-                ack: self.rcv.rcv_nxt,
-                flags,
-                window: self.rcv.window(),
-                mss: 0,
-                sack_permitted: false,
-                sack: self.sack_list(),
-                payload_len: payload,
-                cut: false,
-                xr: self.rate_fields(),
-            },
-            ecn,
-            retransmission: retx,
-        };
+        let out = Outgoing { seg: self.segment(start, flags, payload), ecn, retransmission: retx };
         self.rcv.on_ack_sent();
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
@@ -759,17 +742,23 @@ impl TcpSocket {
         if self.rcv.ece() && self.ecn_ok {
             flags = flags.with(TcpFlags::ECE);
         }
+        self.segment(self.snd_nxt, flags, 0)
+    }
+
+    /// A segment of an established connection: `payload` bytes from `seq`, acknowledging what
+    /// has arrived, with the SACK and rate options due.
+    fn segment(&mut self, seq: u64, flags: TcpFlags, payload: u32) -> TcpSegment {
         TcpSegment {
             src_port: self.local_port,
             dst_port: self.remote_port,
-            seq: self.snd_nxt,
+            seq,
             ack: self.rcv.rcv_nxt,
             flags,
             window: self.rcv.window(),
             mss: 0,
             sack_permitted: false,
             sack: self.sack_list(),
-            payload_len: 0,
+            payload_len: payload,
             cut: false,
             xr: self.rate_fields(),
         }
