@@ -1,13 +1,12 @@
 //! The event queue: a calendar queue (Brown, CACM 1988) keyed on `(time, sequence)`, whose
 //! cost per event does not grow with the number of pending events.
 //!
-//! The key packs the time (picoseconds, high 64 bits) and a monotonically increasing sequence
-//! number (low 64 bits) into one `u128`: a comparison is a single integer compare, and ties
-//! resolve in insertion order. Time is cut into buckets of `2^shift` picoseconds, and an event
-//! goes to one of three places by its bucket `b`, relative to the current bucket `cur`:
+//! The key is the time (picoseconds) and a monotonically increasing sequence number, so that
+//! ties resolve in insertion order. Time is cut into buckets of `2^shift` picoseconds, and an
+//! event goes to one of three places by its bucket `b`, relative to the current bucket `cur`:
 //!
-//! - `b <= cur`: the *hot* binary heap, which holds the earliest events and is all that
-//!   [`EventQueue::pop`] looks at;
+//! - `b <= cur`: the *hot* binary heap ([`super::heap`]), which holds the earliest events and
+//!   is all that [`EventQueue::pop`] looks at;
 //! - `cur < b < cur + BUCKETS`: an unsorted list per bucket (the *ring*), linked through a
 //!   slab of entries, with a bitmap of non-empty buckets;
 //! - further out (retransmission timers, samples): the *far* binary heap.
