@@ -59,7 +59,6 @@ pub trait HostShim: Send + Sync {
 
 /// A host's chain of shims (empty for an unmodified host).
 #[derive(Default)]
-#[repr(C)] // `shims` first: whether there are any is asked for every packet
 pub struct ShimChain {
     shims: Vec<Box<dyn HostShim>>,
     /// Earliest pending timer event for this host.

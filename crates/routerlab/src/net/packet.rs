@@ -381,20 +381,7 @@ impl PacketPool {
 
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PacketId {
-        self.live += 1;
-        if self.live > self.peak_live {
-            self.peak_live = self.live;
-        }
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = p;
-                PacketId(i)
-            }
-            None => {
-                self.slots.push(p);
-                PacketId(self.slots.len() as u32 - 1)
-            }
-        }
+        self.alloc_with(|slot| *slot = p)
     }
 
     /// Allocate a slot and let `fill` write the packet into it. The hot path builds packets

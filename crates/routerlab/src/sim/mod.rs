@@ -200,8 +200,9 @@ pub struct Transfer {
     pub end: Option<SimTime>,
 }
 
-/// Per-host state below the endpoints. What every packet asks (any sockets blocked, any
-/// shims) comes first, in one cache line (`repr(C)`, line-aligned).
+/// Per-host state below the endpoints. What a NIC's transmission asks (any sockets blocked)
+/// comes first, in one cache line (`repr(C)`, line-aligned); whether the host has shims,
+/// asked for every packet, is kept apart in `Simulation::host_has_shims`.
 #[derive(Debug)]
 #[repr(C, align(64))]
 struct HostState {
