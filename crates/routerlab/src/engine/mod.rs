@@ -32,6 +32,16 @@ pub fn prefetch<T>(r: &T) {
 pub fn prefetch_first<T>(r: &T, bytes: usize) {
     let start = (r as *const T).cast::<i8>();
     let len = std::mem::size_of::<T>().min(bytes);
+    if std::mem::align_of::<T>() >= 64 {
+        // A line-aligned object (a port): its lines are known at compile time, a few
+        // prefetch instructions in a row.
+        let mut offset = 0;
+        while offset < len {
+            prefetch_line(start.wrapping_add(offset));
+            offset += 64;
+        }
+        return;
+    }
     // Every cache line the first `len` bytes touch, wherever the object starts: from the
     // start of its first line (at most 63 bytes before it) in steps of a line, each address
     // kept inside the object (the analysis build reads it).
@@ -74,9 +84,10 @@ fn prefetch_line(p: *const i8) {
 pub enum Event {
     /// The port finished serializing the packet it was transmitting.
     TxDone(PortId),
-    /// The packet at the head of the port's pipe reached the far end of the link. The packet is
-    /// named so that the loop can prefetch it while the event before it runs.
-    Arrive(PortId, PacketId),
+    /// The packet at the head of the port's pipe reached the far end of the link. The packet
+    /// and its destination host are named so that the loop can prefetch the packet, and at a
+    /// switch the port it will leave by, while the event before it runs.
+    Arrive(PortId, PacketId, HostId),
     /// An endpoint asked to be woken (retransmission, delayed ACK, pacing, …).
     EndpointTimer(EpId),
     /// A host's shims asked to be woken (e.g. to release buffered packets).

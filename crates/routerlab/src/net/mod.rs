@@ -136,6 +136,10 @@ pub struct Network {
     /// Node → its host id, if a host: what every arrival asks, kept dense (8 bytes a node)
     /// so that it stays in cache where `nodes` (names, port lists) would not.
     pub node_host: Vec<Option<HostId>>,
+    /// Port → the node at its far end, and whether that is a host: what the event loop's
+    /// prefetch asks of every arrival (at a host it loads the whole packet, at a switch the
+    /// packet's forwarding part and the port it will leave by), dense so that it stays in cache.
+    pub port_far_end: Vec<(NodeId, bool)>,
     pub routes: RoutingTable,
     /// Port names, `"a->b"`.
     pub port_names: Vec<String>,
@@ -192,10 +196,21 @@ impl Network {
             }
         }
         let host_nic = hosts.iter().map(|n| nodes[n.idx()].ports[0]).collect();
-        let node_host = nodes.iter().map(|n| n.host).collect();
+        let node_host: Vec<Option<HostId>> = nodes.iter().map(|n| n.host).collect();
+        let port_far_end = ports.iter().map(|p| (p.to, node_host[p.to.idx()].is_some())).collect();
         let node_ports: Vec<Vec<PortId>> = nodes.iter().map(|n| n.ports.clone()).collect();
         let routes = RoutingTable::build(&node_ports, &ports, &hosts);
-        Network { nodes, ports, hosts, host_nic, node_host, routes, port_names, drops: Vec::new() }
+        Network {
+            nodes,
+            ports,
+            hosts,
+            host_nic,
+            node_host,
+            port_far_end,
+            routes,
+            port_names,
+            drops: Vec::new(),
+        }
     }
 
     /// Recompute routes after a link changed state.

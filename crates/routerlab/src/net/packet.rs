@@ -305,19 +305,39 @@ impl FlowKey {
 
 /// A packet's place in the pipe of the link it is crossing: the packets on a link form a list
 /// through their own slots, oldest first, so that the arrival of one (whose slot the event loop
-/// has prefetched) names the next and when it arrives, without a per-link ring to miss in
-/// cache. Empty (`next` none) whenever the packet is not on a wire.
+/// has prefetched) names the next, where it is going and when it arrives, without a per-link
+/// ring to miss in cache. Empty whenever the packet is not on a wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PipeLink {
-    /// The packet that went on the wire after this one, on the same link.
-    pub next: Option<PacketId>,
     /// When `next` reaches the far end.
-    pub next_at: SimTime,
+    next_at: SimTime,
+    /// The packet that went on the wire after this one, on the same link (`NO_NEXT`: none;
+    /// not an `Option`, which would not leave room for `next_dst` in 16 bytes).
+    next: u32,
+    /// `next`'s destination host, for its arrival event (see [`crate::engine::Event::Arrive`]).
+    next_dst: HostId,
+}
+
+impl PipeLink {
+    const NO_NEXT: u32 = u32::MAX;
+
+    /// `next`, going to `dst`, reaches the far end at `at`.
+    #[inline]
+    pub fn to(next: PacketId, dst: HostId, at: SimTime) -> PipeLink {
+        debug_assert_ne!(next.0, Self::NO_NEXT);
+        PipeLink { next_at: at, next: next.0, next_dst: dst }
+    }
+
+    /// The packet behind this one, its destination, and when it arrives.
+    #[inline]
+    pub fn next(&self) -> Option<(PacketId, HostId, SimTime)> {
+        (self.next != Self::NO_NEXT).then_some((PacketId(self.next), self.next_dst, self.next_at))
+    }
 }
 
 impl Default for PipeLink {
     fn default() -> PipeLink {
-        PipeLink { next: None, next_at: SimTime::ZERO }
+        PipeLink { next_at: SimTime::ZERO, next: Self::NO_NEXT, next_dst: HostId(0) }
     }
 }
 
@@ -336,6 +356,9 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// What a switch reads of a plain packet: everything before the TCP header.
+    pub const FORWARDING_BYTES: usize = std::mem::offset_of!(Packet, tcp);
+
     /// Bytes on the wire at the IP layer (the datagram or fragment length).
     #[inline]
     pub fn ip_len(&self) -> u32 {
@@ -421,12 +444,14 @@ impl PacketPool {
         &mut self.slots[id.idx()]
     }
 
-    /// Start loading a packet into cache, all of it (see [`crate::engine::prefetch`]): at a
-    /// host the whole TCP header is read, its rate fields last.
+    /// Start loading a packet into cache (see [`crate::engine::prefetch`]): at a host all of
+    /// it (the whole TCP header is read, its rate fields last), at a switch what forwarding
+    /// reads.
     #[inline]
-    pub fn prefetch(&self, id: PacketId) {
+    pub fn prefetch(&self, id: PacketId, at_host: bool) {
         if let Some(p) = self.slots.get(id.idx()) {
-            crate::engine::prefetch_first(p, std::mem::size_of::<Packet>());
+            let bytes = if at_host { std::mem::size_of::<Packet>() } else { Packet::FORWARDING_BYTES };
+            crate::engine::prefetch_first(p, bytes);
         }
     }
 
@@ -476,6 +501,10 @@ mod tests {
     fn what_every_hop_reads_is_in_the_first_cache_line() {
         let hot = std::mem::offset_of!(Packet, meta) + std::mem::size_of::<PacketMeta>();
         assert!(hot <= 64, "IP header and metadata span {hot} bytes");
+        // What a switch's prefetch loads covers the pipe link too, in at most two lines.
+        let pipe_end = std::mem::offset_of!(Packet, pipe) + std::mem::size_of::<PipeLink>();
+        assert!(pipe_end <= Packet::FORWARDING_BYTES && Packet::FORWARDING_BYTES <= 128);
+        assert!(Packet::FORWARDING_BYTES < std::mem::size_of::<Packet>());
     }
 
     #[test]

@@ -371,9 +371,10 @@ impl Port {
             return None;
         }
         let at = end + self.delay;
+        let dst = pool.get(p).ip.dst;
         match self.pipe_tail {
-            None => events.push(at, Event::Arrive(self.id, p)),
-            Some(tail) => pool.get_mut(tail).pipe = PipeLink { next: Some(p), next_at: at },
+            None => events.push(at, Event::Arrive(self.id, p, dst)),
+            Some(tail) => pool.get_mut(tail).pipe = PipeLink::to(p, dst, at),
         }
         self.pipe_tail = Some(p);
         Some(p)
@@ -418,8 +419,8 @@ impl Port {
     #[inline]
     pub fn on_arrive(&mut self, p: PacketId, pool: &mut PacketPool, events: &mut EventQueue) {
         let link = std::mem::take(&mut pool.get_mut(p).pipe);
-        match link.next {
-            Some(next) => events.push(link.next_at, Event::Arrive(self.id, next)),
+        match link.next() {
+            Some((next, dst, at)) => events.push(at, Event::Arrive(self.id, next, dst)),
             None => {
                 debug_assert_eq!(self.pipe_tail, Some(p));
                 self.pipe_tail = None;
@@ -526,7 +527,8 @@ mod tests {
                 Event::TxDone(_) => {
                     port.on_tx_done(t, &mut pool, &mut events, &mut drops, &mut free);
                 }
-                Event::Arrive(_, p) => {
+                Event::Arrive(_, p, dst) => {
+                    assert_eq!(dst, HostId(1));
                     port.on_arrive(p, &mut pool, &mut events);
                     assert_eq!(pool.get(p).pipe, PipeLink::default());
                     arrivals.push((t, p));

@@ -20,6 +20,18 @@ use crate::net::port::Port;
 const HOST: u32 = u32::MAX;
 const UNREACHABLE: u32 = u32::MAX;
 
+/// The equal-cost egress ports from one switch to one host: `len` of them at `off` in
+/// `RoutingTable::ports`, the first also inline, so that a single path (the common case, and
+/// what the event loop's prefetch asks) is read without a second lookup.
+#[derive(Clone, Copy, Debug)]
+struct Route {
+    first: PortId,
+    off: u32,
+    len: u32,
+}
+
+const NO_ROUTE: Route = Route { first: PortId(u32::MAX), off: 0, len: 0 };
+
 #[derive(Clone, Debug, Default)]
 pub struct RoutingTable {
     hosts: usize,
@@ -28,8 +40,8 @@ pub struct RoutingTable {
     /// A host node's NIC port and the node at its far end, if the link is up (None for
     /// switches).
     nic: Vec<Option<(PortId, NodeId)>>,
-    /// `(offset, len)` into `ports`, indexed by `row * hosts + host`.
-    entries: Vec<(u32, u16)>,
+    /// Indexed by `row * hosts + host`.
+    entries: Vec<Route>,
     ports: Vec<PortId>,
     /// Hop distance from each switch to each host (`UNREACHABLE` if none).
     dist: Vec<u32>,
@@ -65,7 +77,7 @@ impl RoutingTable {
             }
         }
         let rows = switches as usize;
-        let mut entries = vec![(0u32, 0u16); rows * h];
+        let mut entries = vec![NO_ROUTE; rows * h];
         let mut table_ports = Vec::new();
         let mut dist_all = vec![UNREACHABLE; rows * h];
         let mut dist = vec![UNREACHABLE; n];
@@ -99,7 +111,9 @@ impl RoutingTable {
                         table_ports.push(pid);
                     }
                 }
-                entries[r * h + hi] = (off, (table_ports.len() as u32 - off) as u16);
+                let len = table_ports.len() as u32 - off;
+                let first = table_ports.get(off as usize).copied().unwrap_or(NO_ROUTE.first);
+                entries[r * h + hi] = Route { first, off, len };
             }
         }
         RoutingTable {
@@ -124,10 +138,26 @@ impl RoutingTable {
                 _ => &[],
             },
             r => {
-                let (off, len) = self.entries[r as usize * self.hosts + dst.idx()];
-                &self.ports[off as usize..off as usize + len as usize]
+                let e = &self.entries[r as usize * self.hosts + dst.idx()];
+                match e.len {
+                    1 => std::slice::from_ref(&e.first),
+                    n => &self.ports[e.off as usize..(e.off + n) as usize],
+                }
             }
         }
+    }
+
+    /// The egress port from switch `node` towards `dst` if there is exactly one (None at a
+    /// host, or with several or none): the event loop's guess, for a prefetch, of where an
+    /// arriving packet will go.
+    #[inline]
+    pub fn only_next_hop(&self, node: NodeId, dst: HostId) -> Option<PortId> {
+        let r = self.row[node.idx()];
+        if r == HOST {
+            return None;
+        }
+        let e = self.entries.get(r as usize * self.hosts + dst.idx())?;
+        (e.len == 1).then_some(e.first)
     }
 
     /// Hop count from `node` to host `dst`, if reachable.

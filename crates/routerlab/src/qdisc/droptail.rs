@@ -63,9 +63,9 @@ impl Qdisc for DropTail {
             p.ip.set_ecn(Ecn::Ce);
             self.stats.ecn_marks += 1;
         }
-        self.fifo.push(now, pkt, pool);
+        let (packets, bytes) = self.fifo.push(now, pkt, pool);
         self.stats.enqueued += 1;
-        self.stats.note_occupancy(self.fifo.len(), self.fifo.bytes());
+        self.stats.note_occupancy(packets, bytes);
         Verdict::Enqueued
     }
 

@@ -58,22 +58,27 @@ impl PacketFifo {
         limit.room_packets(self.packets.len(), self.bytes)
     }
 
-    /// Append `pkt`, stamping its enqueue time.
+    /// Append `pkt`, stamping its enqueue time. Returns the occupancy after, in packets and
+    /// bytes, from registers: reading it back from the fields just stored, the compiler loads
+    /// both in one wide word that the two narrower stores cannot forward to, and waits for
+    /// them to reach the cache.
     #[inline]
-    pub fn push(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) {
+    pub fn push(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> (usize, u64) {
         let p = pool.get_mut(pkt);
         p.meta.enqueued_at = now;
-        self.bytes += p.ip_len() as u64;
+        let bytes = self.bytes + p.ip_len() as u64;
+        self.bytes = bytes;
         self.packets.push_back(pkt);
+        (self.packets.len(), bytes)
     }
 
-    /// Take the head, and prefetch the next one.
+    /// Take the head, and prefetch what its transmission reads of the next one.
     #[inline]
     pub fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
         let pkt = self.packets.pop_front()?;
         self.bytes -= pool.get(pkt).ip_len() as u64;
         if let Some(&next) = self.packets.front() {
-            pool.prefetch(next);
+            pool.prefetch(next, false);
         }
         Some(pkt)
     }

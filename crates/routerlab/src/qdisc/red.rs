@@ -170,9 +170,9 @@ impl Qdisc for Red {
             self.stats.count_drop(DropCause::Overflow);
             return Verdict::Dropped(pkt, DropCause::Overflow);
         }
-        self.fifo.push(now, pkt, pool);
+        let (packets, bytes) = self.fifo.push(now, pkt, pool);
         self.stats.enqueued += 1;
-        self.stats.note_occupancy(self.fifo.len(), self.fifo.bytes());
+        self.stats.note_occupancy(packets, bytes);
         Verdict::Enqueued
     }
 

@@ -37,15 +37,15 @@ use crate::mechanisms::taq::{FlowKey, FlowObserver, TrackerParams};
 use crate::mptcp::{MptcpConn, Subflow};
 use crate::net::fragment::Reassembler;
 use crate::net::packet::{
-    IPV4_HEADER_BYTES, Ipv4Header, MetaFlags, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool, PipeLink,
-    UDP_HEADER_BYTES,
+    Ecn, IPV4_HEADER_BYTES, Ipv4Header, MetaFlags, PROTO_TCP, PROTO_UDP, Packet, PacketMeta, PacketPool,
+    PipeLink, TcpSegment, UDP_HEADER_BYTES,
 };
 use crate::net::port::Port;
 use crate::net::{Network, TopologySpec};
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::rng::{SimRng, StreamId, splitmix64};
 use crate::tcp::cc::{AnyCc, Lia, lia_alpha};
-use crate::tcp::{Outgoing, TcpSocket};
+use crate::tcp::{TcpSocket, Transmit};
 use crate::units::SimTime;
 use crate::workload::{Action, Ctx, FlowSpec, Generator, Opener};
 use measure::Measurements;
@@ -200,14 +200,11 @@ pub struct Transfer {
     pub end: Option<SimTime>,
 }
 
-/// Per-host state below the endpoints. What a NIC's transmission asks (any sockets blocked)
-/// comes first, in one cache line (`repr(C)`, line-aligned); whether the host has shims,
-/// asked for every packet, is kept apart in `Simulation::host_has_shims`.
+/// Per-host state below the endpoints. What every packet asks of a host is kept apart in
+/// dense arrays instead: whether it has shims (`Simulation::host_has_shims`), and which
+/// endpoints wait for room in its NIC (`Simulation::nic_waiters`).
 #[derive(Debug)]
-#[repr(C, align(64))]
 struct HostState {
-    /// Endpoints waiting for room in the NIC queue.
-    blocked: Vec<EpId>,
     shims: ShimChain,
     reassembly: Reassembler,
 }
@@ -242,6 +239,11 @@ pub struct Simulation {
     /// Per host, whether it has shims: asked for every packet a host sends or receives, from
     /// a dense array rather than each host's own line.
     host_has_shims: Vec<bool>,
+    /// Per host, the endpoints waiting for room in its NIC queue, and how many hosts have any:
+    /// every transmission of a host's NIC asks, and the count answers without a look at the
+    /// host's list (which, with a thousand hosts, is rarely in cache).
+    nic_waiters: Vec<Vec<EpId>>,
+    hosts_with_nic_waiters: usize,
     generators: Vec<GeneratorSlot>,
     groups: Vec<String>,
     link_changes: Vec<LinkChange>,
@@ -272,14 +274,11 @@ impl Simulation {
                 for &(_, length) in spec.sp_attackers.iter().filter(|(a, _)| a.idx() == h) {
                     shims.push(Box::new(crate::mechanisms::sp::SpAttacker::new(length)));
                 }
-                HostState {
-                    shims,
-                    reassembly: Reassembler::new(spec.reassembly_timeout),
-                    blocked: Vec::new(),
-                }
+                HostState { shims, reassembly: Reassembler::new(spec.reassembly_timeout) }
             })
             .collect();
         let host_has_shims = hosts.iter().map(|h| !h.shims.is_empty()).collect();
+        let nic_waiters = vec![Vec::new(); hosts.len()];
         let measure = Measurements::new(&spec.output.measure, &net, spec.seed);
         let mut sim = Simulation {
             now: SimTime::ZERO,
@@ -292,6 +291,8 @@ impl Simulation {
             mptcp: Vec::new(),
             transfers: Vec::with_capacity(spec.flows.len()),
             hosts,
+            nic_waiters,
+            hosts_with_nic_waiters: 0,
             host_has_shims,
             generators: Vec::new(),
             groups: spec.groups.clone(),
@@ -621,9 +622,15 @@ impl Simulation {
     #[inline]
     fn prefetch_for_next_event(&mut self) {
         match self.events.peek() {
-            Some((_, &Event::Arrive(port, pkt))) => {
-                self.pool.prefetch(pkt);
+            Some((_, &Event::Arrive(port, pkt, dst))) => {
+                let (node, at_host) = self.net.port_far_end[port.idx()];
+                self.pool.prefetch(pkt, at_host);
                 crate::engine::prefetch_first(&self.net.ports[port.idx()], Port::ARRIVAL_BYTES);
+                // At a switch with one way on, the port the packet will leave by (with several,
+                // the choice needs the packet).
+                if !at_host && let Some(egress) = self.net.routes.only_next_hop(node, dst) {
+                    crate::engine::prefetch_first(&self.net.ports[egress.idx()], Port::TRANSMIT_BYTES);
+                }
             }
             Some((_, &Event::TxDone(port))) => {
                 crate::engine::prefetch_first(&self.net.ports[port.idx()], Port::TRANSMIT_BYTES)
@@ -644,17 +651,19 @@ impl Simulation {
                     measure.on_transmit(now, port, pool.get(sent));
                 }
                 // A host's NIC made room: wake the sockets it pushed back on.
-                if let Some(h) = net.node_host[port.from.idx()]
-                    && !self.hosts[h.idx()].blocked.is_empty()
+                if self.hosts_with_nic_waiters > 0
+                    && let Some(h) = net.node_host[port.from.idx()]
+                    && !self.nic_waiters[h.idx()].is_empty()
                 {
-                    let mut waiting = std::mem::take(&mut self.hosts[h.idx()].blocked);
+                    let mut waiting = std::mem::take(&mut self.nic_waiters[h.idx()]);
+                    self.hosts_with_nic_waiters -= 1;
                     for &ep in &waiting {
                         self.eps[ep.idx()].blocked = false;
                         self.service(ep);
                     }
                     let first = waiting[0];
                     waiting.clear();
-                    let blocked = &mut self.hosts[h.idx()].blocked;
+                    let blocked = &mut self.nic_waiters[h.idx()];
                     if blocked.is_empty() {
                         *blocked = waiting; // keep the allocation
                     } else if blocked[0] == first {
@@ -665,7 +674,7 @@ impl Simulation {
                     }
                 }
             }
-            Event::Arrive(p, pkt) => {
+            Event::Arrive(p, pkt, _) => {
                 let port = &mut self.net.ports[p.idx()];
                 port.on_arrive(pkt, &mut self.pool, &mut self.events);
                 let (to, up) = (port.to, port.up);
@@ -1029,39 +1038,24 @@ impl Simulation {
                 }
             }
         }
-        let ip_id = &mut c.next_ip_id;
         let sp_sender = e.sock.config().sp;
         let dont_fragment = !e.sock.allows_fragmentation();
-        e.sock.poll_transmit(now, &mut |o: &Outgoing| {
-            let total = IPV4_HEADER_BYTES + o.seg.header_len() + o.seg.payload_len;
-            let id = *ip_id;
-            *ip_id = ip_id.wrapping_add(1);
-            out.push(pool.alloc_with(|p| {
-                p.ip = Ipv4Header {
-                    src,
-                    dst,
-                    id,
-                    tos: 0,
-                    dont_fragment,
-                    more_fragments: false,
-                    frag_offset: 0,
-                    total_len: total.min(u16::MAX as u32) as u16,
-                    protocol: PROTO_TCP,
-                    ttl: 64,
-                };
-                p.ip.set_ecn(o.ecn);
-                p.meta = PacketMeta {
-                    conn,
-                    dst_ep: peer,
-                    flow_hash: hash,
-                    created_at: now,
-                    flags: if sp_sender { MetaFlags::SP_SENDER } else { MetaFlags::NONE },
-                    ..Default::default()
-                };
-                p.pipe = PipeLink::default();
-                p.tcp = o.seg;
-            }));
-        });
+        e.sock.poll_transmit(
+            now,
+            &mut SegmentsToPackets {
+                pool,
+                out: &mut out,
+                next_ip_id: &mut c.next_ip_id,
+                src,
+                dst,
+                conn,
+                peer,
+                flow_hash: hash,
+                now,
+                dont_fragment,
+                sp_sender,
+            },
+        );
         if let Some(size) = e.sock.poll_rtt_indicator(now) {
             // A Kick-Ass RTT indicator (§II-B): DF set, on the connection's path (its flow hash),
             // discarded by the receiving host. We send it as a datagram of its own; the paper
@@ -1079,7 +1073,9 @@ impl Simulation {
         }
         if e.sock.tx_blocked() && !e.blocked {
             e.blocked = true;
-            self.hosts[src.idx()].blocked.push(ep);
+            let waiters = &mut self.nic_waiters[src.idx()];
+            self.hosts_with_nic_waiters += waiters.is_empty() as usize;
+            waiters.push(ep);
         }
         if !out.is_empty() {
             self.host_egress(src, &mut out);
@@ -1150,6 +1146,57 @@ impl Simulation {
 /// Data segments a host's sockets may hand its NIC now. Data may fill at most half of the NIC
 /// queue, the rest is kept for the host's ACKs and control packets, so a host never drops its
 /// own packets (Linux's TCP small queues keep a socket's data in the qdisc far shorter).
+/// An endpoint's segments written straight into packet slots (see [`Transmit`]), under the
+/// IP header and metadata of its connection.
+struct SegmentsToPackets<'a> {
+    pool: &'a mut PacketPool,
+    out: &'a mut Vec<PacketId>,
+    next_ip_id: &'a mut u16,
+    src: HostId,
+    dst: HostId,
+    conn: ConnId,
+    peer: EpId,
+    flow_hash: u32,
+    now: SimTime,
+    dont_fragment: bool,
+    sp_sender: bool,
+}
+
+impl Transmit for SegmentsToPackets<'_> {
+    #[inline]
+    fn emit(&mut self, ecn: Ecn, _retransmission: bool, write: impl FnOnce(&mut TcpSegment)) {
+        let id = *self.next_ip_id;
+        *self.next_ip_id = id.wrapping_add(1);
+        let SegmentsToPackets { src, dst, conn, peer, flow_hash, now, dont_fragment, sp_sender, .. } = *self;
+        self.out.push(self.pool.alloc_with(|p| {
+            write(&mut p.tcp);
+            let total = IPV4_HEADER_BYTES + p.tcp.header_len() + p.tcp.payload_len;
+            p.ip = Ipv4Header {
+                src,
+                dst,
+                id,
+                tos: 0,
+                dont_fragment,
+                more_fragments: false,
+                frag_offset: 0,
+                total_len: total.min(u16::MAX as u32) as u16,
+                protocol: PROTO_TCP,
+                ttl: 64,
+            };
+            p.ip.set_ecn(ecn);
+            p.meta = PacketMeta {
+                conn,
+                dst_ep: peer,
+                flow_hash,
+                created_at: now,
+                flags: if sp_sender { MetaFlags::SP_SENDER } else { MetaFlags::NONE },
+                ..Default::default()
+            };
+            p.pipe = PipeLink::default();
+        }));
+    }
+}
+
 fn nic_data_budget(nic: &crate::qdisc::AnyQdisc) -> u32 {
     match (nic.room_packets(), nic.capacity_packets()) {
         (Some(room), Some(cap)) => room.saturating_sub(cap / 2).min(u32::MAX as usize) as u32,

@@ -28,7 +28,7 @@ pub(crate) mod testing;
 
 pub use receiver::{DelayedAck, EcnEcho};
 pub use rtt::RtoParams;
-pub use socket::{CaState, LossSignal, Outgoing, State, TcpSocket, TcpStats};
+pub use socket::{CaState, LossSignal, Outgoing, State, TcpSocket, TcpStats, Transmit};
 
 use crate::units::SimTime;
 use cc::CcConfig;

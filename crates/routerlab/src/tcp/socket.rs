@@ -78,6 +78,26 @@ pub struct Outgoing {
     pub retransmission: bool,
 }
 
+/// Where a socket's segments go (see [`TcpSocket::poll_transmit`]). `emit` is handed how to
+/// write the segment, so that it is built where it will live — a packet's slot — instead of
+/// built and then copied there: the copy reads back in wide words what was just stored field
+/// by field, which cannot be forwarded from the stores and so waits for every older store to
+/// reach the cache, cache misses included (docs/performance.md).
+///
+/// Any `FnMut(&Outgoing)` is one, for tests and tools that want the segments as values.
+pub trait Transmit {
+    fn emit(&mut self, ecn: Ecn, retransmission: bool, write: impl FnOnce(&mut TcpSegment));
+}
+
+impl<F: FnMut(&Outgoing)> Transmit for F {
+    #[inline]
+    fn emit(&mut self, ecn: Ecn, retransmission: bool, write: impl FnOnce(&mut TcpSegment)) {
+        let mut seg = TcpSegment::default();
+        write(&mut seg);
+        self(&Outgoing { seg, ecn, retransmission });
+    }
+}
+
 /// Counters, per endpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TcpStats {
@@ -339,8 +359,17 @@ impl TcpSocket {
 
     /// When the socket next needs `on_timer` / `poll_transmit`, if ever.
     pub fn poll_at(&self) -> Option<SimTime> {
-        let indicator = self.indicator_due_at();
-        [self.rto_at, self.rcv.delack_at, self.pace_wakeup, indicator].into_iter().flatten().min()
+        // Compared pairwise, not gathered into an array: the copy read each option, just
+        // stored as a tag and a time, as one wide word (a stalled store forward per packet).
+        let earliest = |a: Option<SimTime>, b: Option<SimTime>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        };
+        earliest(
+            earliest(self.rto_at, self.rcv.delack_at),
+            earliest(self.pace_wakeup, self.indicator_due_at()),
+        )
     }
 
     // ------------------------------------------------------------------ explicit rates
@@ -524,7 +553,7 @@ impl TcpSocket {
     // ------------------------------------------------------------------ output
 
     /// Emit every segment the socket may send now.
-    pub fn poll_transmit(&mut self, now: SimTime, emit: &mut impl FnMut(&Outgoing)) {
+    pub fn poll_transmit(&mut self, now: SimTime, emit: &mut impl Transmit) {
         match self.state {
             State::Closed | State::Listen => return,
             State::SynSent | State::SynReceived => {
@@ -538,22 +567,22 @@ impl TcpSocket {
             _ => {}
         }
         if let Some((ack, ece)) = self.rcv.take_flush() {
-            let mut seg = self.pure_ack();
-            seg.ack = ack;
-            seg.flags = if ece { TcpFlags::ACK.with(TcpFlags::ECE) } else { TcpFlags::ACK };
+            emit.emit(Ecn::NotEct, false, |seg| {
+                *seg = self.pure_ack();
+                seg.ack = ack;
+                seg.flags = if ece { TcpFlags::ACK.with(TcpFlags::ECE) } else { TcpFlags::ACK };
+            });
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
-            emit(&Outgoing { seg, ecn: Ecn::NotEct, retransmission: false });
         }
         if self.may_send_data() {
             self.send_data(now, emit);
         }
         if self.rcv.ack_due(now) {
-            let out = Outgoing { seg: self.pure_ack(), ecn: Ecn::NotEct, retransmission: false };
+            emit.emit(Ecn::NotEct, false, |seg| *seg = self.pure_ack());
             self.rcv.on_ack_sent();
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
-            emit(&out);
         }
     }
 
@@ -564,7 +593,7 @@ impl TcpSocket {
         )
     }
 
-    fn send_data(&mut self, now: SimTime, emit: &mut impl FnMut(&Outgoing)) {
+    fn send_data(&mut self, now: SimTime, emit: &mut impl Transmit) {
         self.pace_wakeup = None;
         self.tx_blocked = false;
         let data_end = 1 + self.app_written;
@@ -648,7 +677,7 @@ impl TcpSocket {
         end: u64,
         fin: bool,
         retx: bool,
-        emit: &mut impl FnMut(&Outgoing),
+        emit: &mut impl Transmit,
     ) {
         let payload = (end - start - fin as u64) as u32;
         let mut flags = TcpFlags::ACK;
@@ -664,9 +693,14 @@ impl TcpSocket {
         }
         // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
         let ecn = if self.ecn_ok && !retx { Ecn::Ect0 } else { Ecn::NotEct };
-        // Built where it is handed over: moving a segment copies it, reading words whose
-        // bytes were just stored one by one (a stalled store forward per packet).
-        let out = Outgoing { seg: self.segment(start, flags, payload), ecn, retransmission: retx };
+        let pacing = self.pacing_rate();
+        let mut header_len = 0;
+        emit.emit(ecn, retx, |seg| {
+            *seg = self.segment(start, flags, payload);
+            if pacing.is_some() {
+                header_len = seg.header_len();
+            }
+        });
         self.rcv.on_ack_sent();
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
@@ -675,14 +709,13 @@ impl TcpSocket {
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 (5.1)
         }
-        if let Some(rate) = self.pacing_rate() {
-            let wire = (payload + out.seg.header_len() + crate::net::packet::IPV4_HEADER_BYTES) as u64;
+        if let Some(rate) = pacing {
+            let wire = (payload + header_len + crate::net::packet::IPV4_HEADER_BYTES) as u64;
             self.next_send_at = self.next_send_at.max(now) + rate.tx_time(wire);
         }
-        emit(&out);
     }
 
-    fn emit_syn(&mut self, now: SimTime, emit: &mut impl FnMut(&Outgoing)) {
+    fn emit_syn(&mut self, now: SimTime, emit: &mut impl Transmit) {
         self.syn_due = false;
         let server = self.state == State::SynReceived;
         let mut flags = TcpFlags::SYN;
@@ -718,7 +751,7 @@ impl TcpSocket {
             self.rcv.on_ack_sent();
         }
         self.stats.segments_sent += 1;
-        emit(&Outgoing { seg, ecn: Ecn::NotEct, retransmission: self.syn_retransmitted });
+        emit.emit(Ecn::NotEct, self.syn_retransmitted, |s| *s = seg);
     }
 
     /// The SYN's explicit-rate fields: Kick-Ass-permitted (on the SYN-ACK only if the peer
@@ -1394,7 +1427,7 @@ mod tests {
         let notify_and_send = |h: &mut Harness| {
             h.a.on_loss_signal(h.now, LossSignal::Explicit { left: seq, right: seq + 1460 });
             let mut sent = Vec::new();
-            h.a.poll_transmit(h.now, &mut |o| sent.push(*o));
+            h.a.poll_transmit(h.now, &mut |o: &Outgoing| sent.push(*o));
             sent
         };
         let sent = notify_and_send(&mut h);
@@ -1422,7 +1455,7 @@ mod tests {
         assert_eq!(h.data_sent().filter(|s| s.out.retransmission).count(), 1);
         h.a.on_loss_signal(h.now, LossSignal::Explicit { left: seq, right: seq + 1460 });
         let mut sent = Vec::new();
-        h.a.poll_transmit(h.now, &mut |o| sent.push(*o));
+        h.a.poll_transmit(h.now, &mut |o: &Outgoing| sent.push(*o));
         assert!(sent.iter().all(|o| !o.retransmission), "the fast retransmission may still arrive");
     }
 

@@ -99,8 +99,8 @@ impl Harness {
     pub fn poll(&mut self) {
         let now = self.now;
         let mut outs: Vec<(Dir, Outgoing)> = Vec::new();
-        self.a.poll_transmit(now, &mut |o| outs.push((Dir::AtoB, *o)));
-        self.b.poll_transmit(now, &mut |o| outs.push((Dir::BtoA, *o)));
+        self.a.poll_transmit(now, &mut |o: &Outgoing| outs.push((Dir::AtoB, *o)));
+        self.b.poll_transmit(now, &mut |o: &Outgoing| outs.push((Dir::BtoA, *o)));
         for (dir, sock) in [(Dir::AtoB, &mut self.a), (Dir::BtoA, &mut self.b)] {
             if let Some(size) = sock.poll_rtt_indicator(now) {
                 self.indicators.push((now, dir, size));

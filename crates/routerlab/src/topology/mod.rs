@@ -227,6 +227,17 @@ mod tests {
             assert_eq!(paths(&net, h0, host(h)), h, "same pod: one path per aggregation switch");
             assert_eq!(paths(&net, h0, host(h * h)), h * h, "other pod: k²/4 paths through the core");
             assert_eq!(net.routes.distance(h0, host(h * h)), Some(6));
+            // The event loop's guess of a switch's egress (for a prefetch) is its one next hop,
+            // and no guess where ECMP has a choice or the node is a host.
+            for (n, node) in net.nodes.iter().enumerate() {
+                for d in 0..net.hosts.len() {
+                    let (n, d) = (crate::ids::NodeId(n as u32), crate::ids::HostId(d as u32));
+                    let hops = net.routes.next_hops(n, d);
+                    let only =
+                        (node.kind == crate::net::NodeKind::Switch && hops.len() == 1).then(|| hops[0]);
+                    assert_eq!(net.routes.only_next_hop(n, d), only);
+                }
+            }
         }
     }
 
