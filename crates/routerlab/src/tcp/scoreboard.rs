@@ -201,24 +201,26 @@ impl Scoreboard {
             if b.left >= b.right {
                 continue;
             }
-            // Walk only the parts of the block outside the cached ones.
-            let mut parts = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
-            parts[0] = (b.left, b.right);
-            let mut n = 1;
+            // Walk only the parts of the block outside the cached ones: each cached block cuts
+            // the parts in one buffer into the other. (Not a fresh array per cut copied back:
+            // the copy read in wide words the pairs just stored, a stalled store forward.)
+            let mut parts = [[(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1]; 2];
+            parts[0][0] = (b.left, b.right);
+            let (mut cur, mut n) = (0, 1);
             for c in &self.sack_cache[..self.sack_cached] {
-                let mut kept = [(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1];
                 let mut k = 0;
-                for &(x, y) in &parts[..n] {
+                for j in 0..n {
+                    let (x, y) = parts[cur][j];
                     for part in [(x, y.min(c.left)), (x.max(c.right), y)] {
                         if part.0 < part.1 {
-                            kept[k] = part;
+                            parts[1 - cur][k] = part;
                             k += 1;
                         }
                     }
                 }
-                (parts, n) = (kept, k);
+                (cur, n) = (1 - cur, k);
             }
-            for &(x, y) in &parts[..n] {
+            for &(x, y) in &parts[cur][..n] {
                 let mut i = self.segs.partition_point(|s| s.end <= x);
                 while i < self.segs.len() && self.segs[i].start < y {
                     let s = &mut self.segs[i];
