@@ -2,7 +2,8 @@
 
 A [`TcpSocket`] never reads a clock and never touches a network: time comes in as an argument,
 segments come in through [`TcpSocket::on_segment`], go out through
-[`TcpSocket::poll_transmit`]'s closure, and [`TcpSocket::poll_at`] says when it next wants to
+[`TcpSocket::poll_transmit`]'s [`Transmit`] (a closure taking [`Outgoing`] segments, or the
+simulator's writer into packet slots), and [`TcpSocket::poll_at`] says when it next wants to
 be woken (smoltcp's shape). The simulator drives it; so could an emulator on real packets.
 
 What is modelled, with the RFCs it follows (and what is not, in `docs/tcp.md`):
