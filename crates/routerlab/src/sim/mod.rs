@@ -1143,9 +1143,6 @@ impl Simulation {
     }
 }
 
-/// Data segments a host's sockets may hand its NIC now. Data may fill at most half of the NIC
-/// queue, the rest is kept for the host's ACKs and control packets, so a host never drops its
-/// own packets (Linux's TCP small queues keep a socket's data in the qdisc far shorter).
 /// An endpoint's segments written straight into packet slots (see [`Transmit`]), under the
 /// IP header and metadata of its connection.
 struct SegmentsToPackets<'a> {
@@ -1197,6 +1194,9 @@ impl Transmit for SegmentsToPackets<'_> {
     }
 }
 
+/// Data segments a host's sockets may hand its NIC now. Data may fill at most half of the NIC
+/// queue, the rest is kept for the host's ACKs and control packets, so a host never drops its
+/// own packets (Linux's TCP small queues keep a socket's data in the qdisc far shorter).
 fn nic_data_budget(nic: &crate::qdisc::AnyQdisc) -> u32 {
     match (nic.room_packets(), nic.capacity_packets()) {
         (Some(room), Some(cap)) => room.saturating_sub(cap / 2).min(u32::MAX as usize) as u32,
