@@ -130,20 +130,17 @@ impl RoutingTable {
     /// Equal-cost egress ports from `node` towards `dst` (empty if unreachable or at `dst`).
     #[inline]
     pub fn next_hops(&self, node: NodeId, dst: HostId) -> &[PortId] {
-        match self.row[node.idx()] {
-            HOST => match &self.nic[node.idx()] {
+        match self.switch_route(node, dst) {
+            Some(e) => match e.len {
+                1 => std::slice::from_ref(&e.first),
+                n => &self.ports[e.off as usize..(e.off + n) as usize],
+            },
+            None => match &self.nic[node.idx()] {
                 Some((port, _)) if self.distance(node, dst).is_some_and(|d| d > 0) => {
                     std::slice::from_ref(port)
                 }
                 _ => &[],
             },
-            r => {
-                let e = &self.entries[r as usize * self.hosts + dst.idx()];
-                match e.len {
-                    1 => std::slice::from_ref(&e.first),
-                    n => &self.ports[e.off as usize..(e.off + n) as usize],
-                }
-            }
         }
     }
 
@@ -152,12 +149,14 @@ impl RoutingTable {
     /// arriving packet will go.
     #[inline]
     pub fn only_next_hop(&self, node: NodeId, dst: HostId) -> Option<PortId> {
+        self.switch_route(node, dst).filter(|e| e.len == 1).map(|e| e.first)
+    }
+
+    /// The routes of switch `node` towards `dst` (None if `node` is a host).
+    #[inline]
+    fn switch_route(&self, node: NodeId, dst: HostId) -> Option<&Route> {
         let r = self.row[node.idx()];
-        if r == HOST {
-            return None;
-        }
-        let e = self.entries.get(r as usize * self.hosts + dst.idx())?;
-        (e.len == 1).then_some(e.first)
+        (r != HOST).then(|| &self.entries[r as usize * self.hosts + dst.idx()])
     }
 
     /// Hop count from `node` to host `dst`, if reachable.
