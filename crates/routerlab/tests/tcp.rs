@@ -268,3 +268,42 @@ timeseries_flows = [1]
     assert!(ts.state.contains(&"recovery") || ts.state.contains(&"loss"), "a 30-packet buffer overflows");
     assert!(ts.ssthresh_bytes[0].is_none(), "no reduction in the first 10 ms");
 }
+
+/// Endpoints built from the same transport configuration share one copy of it (every segment
+/// reads it: one copy stays in cache), and a flow with its own configuration keeps its own.
+#[test]
+fn endpoints_share_their_transport_configuration() {
+    let sim = Simulation::new(&spec(
+        r#"
+[run]
+duration = "1s"
+[topology]
+kind = "dumbbell"
+pairs = 3
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "1Gbps", delay = "1ms" }
+[transport]
+cc = "newreno"
+[[workload]]
+kind = "bulk"
+src = "s0"
+dst = "r0"
+flows = 2
+[[workload]]
+kind = "bulk"
+src = "s2"
+dst = "r2"
+transport = { cc = "cubic" }
+"#,
+    ));
+    let cfg = |c: u32, sender: bool| {
+        let c = ConnId(c);
+        if sender { sim.sender_socket(c).config() } else { sim.receiver_socket(c).config() }
+    };
+    for (c, sender) in [(0, false), (1, true), (1, false)] {
+        assert!(std::ptr::eq(cfg(0, true), cfg(c, sender)), "conn {c} sender {sender}");
+    }
+    assert!(!std::ptr::eq(cfg(0, true), cfg(2, true)));
+    assert!(std::ptr::eq(cfg(2, true), cfg(2, false)));
+    assert_ne!(cfg(0, true).cc, cfg(2, true).cc);
+}

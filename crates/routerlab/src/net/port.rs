@@ -28,8 +28,8 @@ use crate::qdisc::{AnyQdisc, DropCause, DropList, Qdisc, Verdict};
 use crate::rng::SimRng;
 use crate::units::{Rate, SimTime};
 
-/// Counters of a port's transmitter and link. The first four are updated by every packet
-/// (`repr(C)` keeps them together, in the port's third cache line); the rest rarely.
+/// Counters of a port's transmitter, each updated by every packet: exactly the port's third
+/// cache line (`repr(C)` keeps the order; the rare ones are [`LinkDrops`], at the port's end).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct PortStats {
@@ -43,18 +43,32 @@ pub struct PortStats {
     pub tx_bytes: u64,
     /// Time the transmitter was busy.
     pub busy: SimTime,
+}
+
+/// Packets a port lost outside its queue discipline (rare, so kept off the hot lines).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkDrops {
+    /// Lost to the link's random loss (an impairment).
     pub link_losses: u64,
+    /// Dropped because the link was down.
     pub link_down_drops: u64,
     /// Packets the stage refused before the queue (e.g. super-packet admission).
     pub stage_drops: u64,
+}
+
+impl LinkDrops {
+    pub fn total(&self) -> u64 {
+        self.link_losses + self.link_down_drops + self.stage_drops
+    }
 }
 
 /// A port. Fields are in the order the hot path reads them (`repr(C)` keeps it), from the
 /// start of a cache line: the first line holds what an arrival reads (the pipe's tail, the far
 /// end, whether the link is up) and whether the transmitter is free; serialization (rate, the
 /// memo, MTU, framing, loss) and whether there is an observer or a stage end the second; the
-/// counters every packet updates end the third; then the queue discipline, and last what only
-/// fragments and stages use. A plain port's transmission thus reads its first
+/// counters every packet updates are the third; then the queue discipline (a drop-tail queue's
+/// hot part ends the fifth), and last what only fragments, stages and drops outside the queue
+/// use. A plain port's transmission thus reads its first
 /// [`Port::TRANSMIT_BYTES`], an arrival its first [`Port::ARRIVAL_BYTES`]: what the event loop
 /// prefetches for each (a unit test checks the layout).
 #[derive(Debug)]
@@ -100,6 +114,7 @@ pub struct Port {
     /// Earliest pending stage timer.
     pub stage_timer_at: Option<SimTime>,
     loss_rng: SimRng,
+    pub link_drops: LinkDrops,
 }
 
 impl Port {
@@ -107,7 +122,7 @@ impl Port {
     pub const ARRIVAL_BYTES: usize = 64;
     /// Bytes from its start that a transmission reads on a plain port, through a drop-tail
     /// queue's hot fields.
-    pub const TRANSMIT_BYTES: usize = 6 * 64;
+    pub const TRANSMIT_BYTES: usize = 5 * 64;
 
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -142,6 +157,7 @@ impl Port {
             ready: VecDeque::new(),
             pipe_tail: None,
             loss_rng,
+            link_drops: LinkDrops::default(),
             observer: None,
             tx_memo: [(u64::MAX, SimTime::ZERO); 2],
             tx_memo_rate: rate,
@@ -248,7 +264,7 @@ impl Port {
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
     ) -> Option<PacketId> {
         if !self.up {
-            self.stats.link_down_drops += 1;
+            self.link_drops.link_down_drops += 1;
             dropped(pkt, DropCause::LinkDown, pool);
             return None;
         }
@@ -261,7 +277,7 @@ impl Port {
             let verdict = self.stage.as_mut().unwrap().on_arrival(now, pkt, pool, &view);
             self.arm_stage_timer(now, events);
             if let Err(cause) = verdict {
-                self.stats.stage_drops += 1;
+                self.link_drops.stage_drops += 1;
                 observe_drop(&mut self.observer, now, pkt, pool);
                 dropped(pkt, cause, pool);
                 return None;
@@ -366,7 +382,7 @@ impl Port {
             self.tx_done_pending = true;
         }
         if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
-            self.stats.link_losses += 1;
+            self.link_drops.link_losses += 1;
             dropped(p, DropCause::LinkLoss, pool);
             return None;
         }
@@ -439,12 +455,12 @@ impl Port {
         self.up = false;
         self.account_queue(now);
         while let Some(p) = self.ready.pop_front() {
-            self.stats.link_down_drops += 1;
+            self.link_drops.link_down_drops += 1;
             dropped(p, DropCause::LinkDown, pool);
         }
         self.fragments_ready = false;
         while let Some(p) = self.qdisc.dequeue(now, pool, drops) {
-            self.stats.link_down_drops += 1;
+            self.link_drops.link_down_drops += 1;
             dropped(p, DropCause::LinkDown, pool);
         }
         for (p, cause) in drops.drain(..) {

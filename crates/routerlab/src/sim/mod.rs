@@ -29,6 +29,7 @@ pub use results::{FlowRow, LinkRow, Results, StageRows, Summary, TransferRow};
 pub use sampling::{FlowSampler, TimeSeries};
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::engine::{Event, EventQueue};
 use crate::host::{Ingress, ShimChain};
@@ -45,7 +46,7 @@ use crate::net::{Network, TopologySpec};
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::rng::{SimRng, StreamId, splitmix64};
 use crate::tcp::cc::{AnyCc, Lia, lia_alpha};
-use crate::tcp::{TcpSocket, Transmit};
+use crate::tcp::{TcpConfig, TcpSocket, Transmit};
 use crate::units::SimTime;
 use crate::workload::{Action, Ctx, FlowSpec, Generator, Opener};
 use measure::Measurements;
@@ -105,20 +106,22 @@ pub struct OutputSpec {
 /// Sampler indices in `Event::Sample`.
 const SAMPLE_FLOWS: u32 = 0;
 
-/// One side of a TCP connection.
+/// One side of a TCP connection. What the simulator reads of it for every segment comes
+/// first, in the socket's first line (`repr(C)` keeps the order).
 #[derive(Debug)]
+#[repr(C)]
 struct Endpoint {
-    sock: TcpSocket,
+    /// Earliest pending timer event, if any.
+    timer_at: Option<SimTime>,
+    /// The MPTCP subflow this endpoint is one end of, if any.
+    subflow: Option<SubflowOf>,
     host: HostId,
     peer_host: HostId,
     conn: ConnId,
     peer: EpId,
-    /// Earliest pending timer event, if any.
-    timer_at: Option<SimTime>,
     /// Waiting for room in its host's NIC queue.
     blocked: bool,
-    /// The MPTCP subflow this endpoint is one end of, if any.
-    subflow: Option<SubflowOf>,
+    sock: TcpSocket,
 }
 
 /// Which MPTCP connection and subflow an endpoint belongs to, and which end it is.
@@ -244,6 +247,9 @@ pub struct Simulation {
     /// host's list (which, with a thousand hosts, is rarely in cache).
     nic_waiters: Vec<Vec<EpId>>,
     hosts_with_nic_waiters: usize,
+    /// The distinct TCP configurations endpoints were built from, each shared by all of them:
+    /// every segment reads its endpoint's configuration, and one copy stays in cache.
+    tcp_configs: Vec<Arc<TcpConfig>>,
     generators: Vec<GeneratorSlot>,
     groups: Vec<String>,
     link_changes: Vec<LinkChange>,
@@ -293,6 +299,7 @@ impl Simulation {
             hosts,
             nic_waiters,
             hosts_with_nic_waiters: 0,
+            tcp_configs: Vec::new(),
             host_has_shims,
             generators: Vec::new(),
             groups: spec.groups.clone(),
@@ -414,7 +421,8 @@ impl Simulation {
     ) -> (EpId, EpId) {
         let sender = EpId(self.eps.len() as u32);
         let receiver = EpId(sender.0 + 1);
-        let mut snd = TcpSocket::new(tcp, sport, dport);
+        let tcp = self.shared_tcp_config(tcp);
+        let mut snd = TcpSocket::new(tcp.clone(), sport, dport);
         let mut rcv = TcpSocket::new(tcp, dport, sport);
         match f.opener {
             Opener::Sender => rcv.listen(),
@@ -435,6 +443,19 @@ impl Simulation {
             });
         }
         (sender, receiver)
+    }
+
+    /// The shared copy of `tcp`. Looked up among the most recent few configurations only, so
+    /// that building many flows with distinct configurations stays linear (those then get
+    /// copies of their own, which is only slower).
+    fn shared_tcp_config(&mut self, tcp: TcpConfig) -> Arc<TcpConfig> {
+        const LOOK_BACK: usize = 8;
+        if let Some(c) = self.tcp_configs.iter().rev().take(LOOK_BACK).find(|c| ***c == tcp) {
+            return c.clone();
+        }
+        let c = Arc::new(tcp);
+        self.tcp_configs.push(c.clone());
+        c
     }
 
     /// An MPTCP connection's subflows. Each gets its own source port, searched so that the
@@ -683,7 +704,7 @@ impl Simulation {
                     self.pool.get_mut(pkt).meta.hops += 1;
                     self.deliver(to, pkt);
                 } else {
-                    port.stats.link_down_drops += 1;
+                    port.link_drops.link_down_drops += 1;
                     self.pool.free(pkt);
                 }
             }

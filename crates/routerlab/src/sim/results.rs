@@ -268,8 +268,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         .iter()
         .map(|p| {
             let qs = p.qdisc.stats();
-            let drops =
-                qs.total_drops() + p.stats.link_losses + p.stats.link_down_drops + p.stats.stage_drops;
+            let drops = qs.total_drops() + p.link_drops.total();
             drops_total += drops;
             LinkRow {
                 link: sim.net.port_names[p.id.idx()].clone(),

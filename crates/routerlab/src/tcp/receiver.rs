@@ -44,39 +44,42 @@ pub enum AckNeed {
     Now,
 }
 
+/// Fields in the order an in-order segment reads them (`repr(C)` keeps it): what every data
+/// segment and its ACK read first, then out-of-order and CP state, then counters.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Receiver {
     /// Next sequence number expected.
     pub rcv_nxt: u64,
+    /// Bytes of payload delivered in order.
+    pub delivered_bytes: u64,
+    buf_bytes: u64,
+    /// Sequence number of the peer's FIN, once seen.
+    pub fin_seq: Option<u64>,
     /// Out-of-order intervals above `rcv_nxt`, sorted and disjoint.
     ooo: Vec<SackBlock>,
+    delayed: Option<DelayedAck>,
+    pub delack_at: Option<SimTime>,
+    /// Segments received since the last ACK was sent.
+    unacked_segs: u32,
+    ecn: EcnEcho,
+    ack_now: bool,
+    /// Classic: echo ECE until CWR. DCTCP: CE state of the last data received.
+    ece: bool,
+    pub fin_received: bool,
+    /// DCTCP: an ACK owed for the data before a CE change, with the old ECE value.
+    flush: Option<(u64, bool)>,
+    /// CP: PACKs owed, one per cut segment, sent with the next segment (at once).
+    packs: SackList,
     ooo_bytes: u64,
     /// Sequence numbers of recently received out-of-order segments, most recent first; each
     /// stands for the interval that now contains it.
     recent: [u64; 4],
     recent_len: usize,
-    /// Bytes of payload delivered in order.
-    pub delivered_bytes: u64,
-    /// Sequence number of the peer's FIN, once seen.
-    pub fin_seq: Option<u64>,
-    pub fin_received: bool,
-    buf_bytes: u64,
-    delayed: Option<DelayedAck>,
-    ecn: EcnEcho,
-    /// Segments received since the last ACK was sent.
-    unacked_segs: u32,
-    ack_now: bool,
-    pub delack_at: Option<SimTime>,
-    /// Classic: echo ECE until CWR. DCTCP: CE state of the last data received.
-    ece: bool,
-    /// DCTCP: an ACK owed for the data before a CE change, with the old ECE value.
-    flush: Option<(u64, bool)>,
     /// Duplicate segments received: data all below `rcv_nxt` or all already held out of
     /// order. The network never duplicates, so each is a spurious retransmission (or the late
     /// original of one).
     pub dup_segments: u64,
-    /// CP: PACKs owed, one per cut segment, sent with the next segment (at once).
-    packs: SackList,
     /// CP: cut segments received.
     pub cut_segments: u64,
 }

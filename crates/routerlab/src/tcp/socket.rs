@@ -14,6 +14,8 @@
 //! threshold), `Recovery` (fast recovery) and `Loss` (after a timeout, until everything sent
 //! before it is acknowledged).
 
+use std::sync::Arc;
+
 use super::TcpConfig;
 use super::cc::{AckSample, AnyCc, CongestionControl, Window};
 use super::receiver::{EcnEcho, Receiver};
@@ -101,17 +103,18 @@ impl<F: FnMut(&Outgoing)> Transmit for F {
 /// Counters, per endpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TcpStats {
+    // Those every segment updates first.
     pub segments_sent: u64,
+    pub acks_sent: u64,
     pub data_segments_sent: u64,
     pub payload_bytes_sent: u64,
+    pub bytes_acked: u64,
     pub retransmissions: u64,
     pub timeouts: u64,
     pub syn_timeouts: u64,
     pub fast_recoveries: u64,
-    pub acks_sent: u64,
     pub dupacks_received: u64,
     pub ecn_reductions: u64,
-    pub bytes_acked: u64,
     pub explicit_losses: u64,
     /// CP PACKs received (each names one cut segment).
     pub packs_received: u64,
@@ -119,68 +122,78 @@ pub struct TcpStats {
     pub lost_retransmissions: u64,
 }
 
+/// A TCP endpoint. Fields are in the order of how often they are read (`repr(C)` keeps it):
+/// first what every segment sent or received reads at either end, then the counters, then the
+/// receive side, then the send side (congestion control, RTT, scoreboard), and last the
+/// handshake. A receiving endpoint of a bulk transfer thus stays in its first lines, and a
+/// simulation of many flows keeps fewer lines of each in cache (docs/performance.md). The
+/// configuration is shared (flows built from the same one hold the same copy).
 #[derive(Debug)]
+#[repr(C)]
 pub struct TcpSocket {
-    cfg: TcpConfig,
-    state: State,
+    cfg: Arc<TcpConfig>,
+
+    // --- send side, read for every segment ---
+    snd_una: u64,
+    snd_nxt: u64,
+    /// Bytes the application has written so far.
+    app_written: u64,
+    /// The peer's advertised window.
+    rwnd: u64,
+    win: Window,
+    rto_at: Option<SimTime>,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint / the high mark of a timeout.
+    recover: u64,
+    /// ECN: do not react again before snd_una passes this.
+    ecn_high_seq: u64,
+    /// Pacing: earliest time for the next data segment.
+    next_send_at: SimTime,
+    pace_wakeup: Option<SimTime>,
+    /// A rate to echo on the next segment (`RateFields::echo`), `Rate(0)` for none.
+    rate_echo: Rate,
+    /// Kick-Ass: when the next RTT indicator is due (while sending).
+    next_indicator_at: SimTime,
+    peer_mss: u32,
+    dupacks: u32,
+    /// RFC 3042: new segments allowed beyond cwnd.
+    lt_credit: u32,
+    /// Data segments the host will take now (its NIC queue's room); see `set_tx_budget`.
+    tx_budget: u32,
     local_port: u16,
     remote_port: u16,
-
-    // --- handshake ---
-    syn_due: bool,
-    syn_sent_at: Option<SimTime>,
-    syn_retransmitted: bool,
-    syn_rto: SimTime,
-    peer_mss: u32,
+    state: State,
+    ca: CaState,
     sack_ok: bool,
     ecn_ok: bool,
     /// The explicit-rate protocol both ends agreed on (Kick-Ass in the handshake; RCP by its
     /// header on the SYN).
     rate_ok: Option<RateProtocol>,
-
-    // --- send side ---
-    snd_una: u64,
-    snd_nxt: u64,
-    /// Bytes the application has written so far.
-    app_written: u64,
     app_closed: bool,
     fin_sent: bool,
-    /// The peer's advertised window.
-    rwnd: u64,
-    win: Window,
-    cc: AnyCc,
-    rtt: RttEstimator,
-    sb: Scoreboard,
-    ca: CaState,
-    dupacks: u32,
-    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint / the high mark of a timeout.
-    recover: u64,
     /// NewReno: only the first partial ACK of a recovery resets the timer (RFC 6582 §3.2).
     partial_ack_seen: bool,
     /// Send the next retransmission regardless of the window.
     retransmit_now: bool,
-    /// RFC 3042: new segments allowed beyond cwnd.
-    lt_credit: u32,
     cwnd_limited: bool,
-    rto_at: Option<SimTime>,
-    /// ECN: set CWR on the next data segment; do not react again before snd_una passes this.
+    /// ECN: set CWR on the next data segment.
     cwr_pending: bool,
-    ecn_high_seq: u64,
-    /// Pacing: earliest time for the next data segment.
-    next_send_at: SimTime,
-    pace_wakeup: Option<SimTime>,
-    /// Data segments the host will take now (its NIC queue's room); see `set_tx_budget`.
-    tx_budget: u32,
     tx_blocked: bool,
+
+    stats: TcpStats,
 
     // --- receive side ---
     rcv: Receiver,
-    /// A rate to echo on the next segment (`RateFields::echo`), `Rate(0)` for none.
-    rate_echo: Rate,
-    /// Kick-Ass: when the next RTT indicator is due (while sending).
-    next_indicator_at: SimTime,
 
-    stats: TcpStats,
+    // --- send side, what only a sender of data reads ---
+    cc: AnyCc,
+    rtt: RttEstimator,
+    sb: Scoreboard,
+
+    // --- handshake ---
+    syn_due: bool,
+    syn_retransmitted: bool,
+    syn_sent_at: Option<SimTime>,
+    syn_rto: SimTime,
 }
 
 impl TcpSocket {
@@ -189,10 +202,12 @@ impl TcpSocket {
         (self.local_port, self.remote_port)
     }
 
-    pub fn new(cfg: TcpConfig, local_port: u16, remote_port: u16) -> TcpSocket {
+    /// A closed socket. `cfg` is shared if given as an `Arc` (a simulation gives all flows built
+    /// from the same configuration one copy of it).
+    pub fn new(cfg: impl Into<Arc<TcpConfig>>, local_port: u16, remote_port: u16) -> TcpSocket {
+        let cfg: Arc<TcpConfig> = cfg.into();
         let mss = cfg.mss as u64;
         TcpSocket {
-            cfg,
             state: State::Closed,
             local_port,
             remote_port,
@@ -229,6 +244,7 @@ impl TcpSocket {
             tx_budget: u32::MAX,
             tx_blocked: false,
             rcv: Receiver::new(cfg.rcv_buf, cfg.delayed_ack, EcnEcho::Off),
+            cfg,
             rate_echo: Rate(0),
             next_indicator_at: SimTime::ZERO,
             stats: TcpStats::default(),
@@ -1139,6 +1155,21 @@ mod tests {
     /// Retransmissions of data by `a`, as (time, seq).
     fn retransmissions(h: &Harness) -> Vec<(SimTime, u64)> {
         h.data_sent().filter(|s| s.out.retransmission).map(|s| (s.at, s.out.seg.seq)).collect()
+    }
+
+    /// The layout the struct's comment describes: what every segment reads in the first three
+    /// lines, counters next, then the receive side before the sender's own state.
+    #[test]
+    fn socket_fields_in_order_of_use() {
+        use std::mem::offset_of;
+        assert!(offset_of!(TcpSocket, tx_blocked) < 3 * 64);
+        assert!(offset_of!(TcpSocket, cfg) < 3 * 64);
+        assert!(offset_of!(TcpSocket, tx_blocked) < offset_of!(TcpSocket, stats));
+        assert!(offset_of!(TcpSocket, stats) < offset_of!(TcpSocket, rcv));
+        assert!(offset_of!(TcpSocket, rcv) < offset_of!(TcpSocket, cc));
+        assert!(offset_of!(TcpSocket, sb) < offset_of!(TcpSocket, syn_sent_at));
+        // An in-order segment's receive state in the receiver's first two lines.
+        assert!(offset_of!(Receiver, fin_received) < 2 * 64);
     }
 
     #[test]
