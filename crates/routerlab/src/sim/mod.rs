@@ -106,8 +106,8 @@ pub struct OutputSpec {
 /// Sampler indices in `Event::Sample`.
 const SAMPLE_FLOWS: u32 = 0;
 
-/// One side of a TCP connection. What the simulator reads of it for every segment comes
-/// first, in the socket's first line (`repr(C)` keeps the order).
+/// One side of a TCP connection. The simulator's own fields come first (`repr(C)` keeps the
+/// order), sharing a cache line with the start of the socket, which every segment reads.
 #[derive(Debug)]
 #[repr(C)]
 struct Endpoint {
@@ -247,8 +247,8 @@ pub struct Simulation {
     /// host's list (which, with a thousand hosts, is rarely in cache).
     nic_waiters: Vec<Vec<EpId>>,
     hosts_with_nic_waiters: usize,
-    /// The distinct TCP configurations endpoints were built from, each shared by all of them:
-    /// every segment reads its endpoint's configuration, and one copy stays in cache.
+    /// The last few distinct TCP configurations endpoints were built from, for the next ones
+    /// built alike to share (see `shared_tcp_config`).
     tcp_configs: Vec<Arc<TcpConfig>>,
     generators: Vec<GeneratorSlot>,
     groups: Vec<String>,
@@ -445,13 +445,17 @@ impl Simulation {
         (sender, receiver)
     }
 
-    /// The shared copy of `tcp`. Looked up among the most recent few configurations only, so
-    /// that building many flows with distinct configurations stays linear (those then get
-    /// copies of their own, which is only slower).
+    /// The shared copy of `tcp`: every segment reads its endpoint's configuration, and one copy
+    /// stays in cache. Only the last few distinct configurations are remembered, so building
+    /// many flows with distinct ones stays linear (those then get copies of their own, which is
+    /// only slower).
     fn shared_tcp_config(&mut self, tcp: TcpConfig) -> Arc<TcpConfig> {
-        const LOOK_BACK: usize = 8;
-        if let Some(c) = self.tcp_configs.iter().rev().take(LOOK_BACK).find(|c| ***c == tcp) {
+        const REMEMBERED: usize = 8;
+        if let Some(c) = self.tcp_configs.iter().find(|c| ***c == tcp) {
             return c.clone();
+        }
+        if self.tcp_configs.len() == REMEMBERED {
+            self.tcp_configs.remove(0);
         }
         let c = Arc::new(tcp);
         self.tcp_configs.push(c.clone());

@@ -100,10 +100,10 @@ impl<F: FnMut(&Outgoing)> Transmit for F {
     }
 }
 
-/// Counters, per endpoint.
+/// Counters, per endpoint; those every segment updates first (`repr(C)` keeps the order).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct TcpStats {
-    // Those every segment updates first.
     pub segments_sent: u64,
     pub acks_sent: u64,
     pub data_segments_sent: u64,
@@ -125,8 +125,8 @@ pub struct TcpStats {
 /// A TCP endpoint. Fields are in the order of how often they are read (`repr(C)` keeps it):
 /// first what every segment sent or received reads at either end, then the counters, then the
 /// receive side, then the send side (congestion control, RTT, scoreboard), and last the
-/// handshake. A receiving endpoint of a bulk transfer thus stays in its first lines, and a
-/// simulation of many flows keeps fewer lines of each in cache (docs/performance.md). The
+/// handshake. A receiving endpoint of a bulk transfer thus never reads the sender's lines, and
+/// a simulation of many flows keeps fewer lines of each in cache (docs/performance.md). The
 /// configuration is shared (flows built from the same one hold the same copy).
 #[derive(Debug)]
 #[repr(C)]
