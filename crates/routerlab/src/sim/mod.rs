@@ -107,7 +107,7 @@ pub struct OutputSpec {
 const SAMPLE_FLOWS: u32 = 0;
 
 /// One side of a TCP connection. The simulator's own fields come first (`repr(C)` keeps the
-/// order), sharing a cache line with the start of the socket, which every segment reads.
+/// order), right before the start of the socket, which every segment reads.
 #[derive(Debug)]
 #[repr(C)]
 struct Endpoint {
@@ -414,7 +414,7 @@ impl Simulation {
     fn add_endpoints(
         &mut self,
         f: &FlowSpec,
-        tcp: crate::tcp::TcpConfig,
+        tcp: TcpConfig,
         c: ConnId,
         (sport, dport): (u16, u16),
         subflow: Option<(u32, u32)>,
@@ -465,13 +465,7 @@ impl Simulation {
     /// An MPTCP connection's subflows. Each gets its own source port, searched so that the
     /// subflows' ECMP paths differ while unused paths remain (up to `PORT_TRIES` ports each).
     /// The sender opens every subflow, whichever end the workload says opens the connection.
-    fn add_mptcp(
-        &mut self,
-        f: &FlowSpec,
-        tcp: crate::tcp::TcpConfig,
-        c: ConnId,
-        m: crate::tcp::MptcpConfig,
-    ) -> Carrier {
+    fn add_mptcp(&mut self, f: &FlowSpec, tcp: TcpConfig, c: ConnId, m: crate::tcp::MptcpConfig) -> Carrier {
         const PORT_TRIES: u32 = 64;
         let f = &FlowSpec { opener: Opener::Sender, ..f.clone() };
         let id = self.mptcp.len() as u32;
