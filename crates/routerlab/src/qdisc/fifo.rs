@@ -3,6 +3,10 @@
 //! It stamps each packet's enqueue time (for sojourn times) and, when the head leaves,
 //! prefetches the next head: that one leaves one transmission time later, long enough to load
 //! it, and a packet that waited behind a hundred others has left the cache.
+//!
+//! The head is kept inline, the rest in a ring: most ports (a host's NIC, a switch's port to
+//! one host) hold at most one packet at a time, and then never touch the ring's memory, which
+//! with a thousand such ports has left the cache between two of a port's packets.
 
 use std::collections::VecDeque;
 
@@ -17,16 +21,19 @@ use crate::units::{SimTime, Size};
 /// packets before.
 #[derive(Debug, Default)]
 pub struct PacketFifo {
-    packets: VecDeque<PacketId>,
+    /// The oldest packet; `None` only when the FIFO is empty.
+    head: Option<PacketId>,
+    /// Those behind the head, oldest first.
+    rest: VecDeque<PacketId>,
     bytes: u64,
 }
 
 impl PacketFifo {
     pub fn len(&self) -> usize {
-        self.packets.len()
+        self.head.is_some() as usize + self.rest.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.packets.is_empty()
+        self.head.is_none()
     }
     pub fn bytes(&self) -> u64 {
         self.bytes
@@ -35,7 +42,7 @@ impl PacketFifo {
     /// The length in the unit of `size` (packets or bytes).
     pub fn amount(&self, size: Size) -> u64 {
         match size {
-            Size::Packets(_) => self.packets.len() as u64,
+            Size::Packets(_) => self.len() as u64,
             Size::Bytes(_) => self.bytes,
         }
     }
@@ -43,19 +50,19 @@ impl PacketFifo {
     /// Is the FIFO at or above `size`?
     pub fn at_or_above(&self, size: Size) -> bool {
         match size {
-            Size::Packets(n) => self.packets.len() as u64 >= n,
+            Size::Packets(n) => self.len() as u64 >= n,
             Size::Bytes(b) => self.bytes >= b,
         }
     }
 
     /// Would one more packet of `len` bytes make the FIFO exceed `limit`?
     pub fn would_exceed(&self, limit: Size, len: u64) -> bool {
-        limit.exceeded_by(self.packets.len(), self.bytes, len)
+        limit.exceeded_by(self.len(), self.bytes, len)
     }
 
     /// Packets of 1500 bytes that still fit under `limit`.
     pub fn room_packets(&self, limit: Size) -> usize {
-        limit.room_packets(self.packets.len(), self.bytes)
+        limit.room_packets(self.len(), self.bytes)
     }
 
     /// Append `pkt`, stamping its enqueue time. Returns the occupancy after, in packets and
@@ -68,18 +75,59 @@ impl PacketFifo {
         p.meta.enqueued_at = now;
         let bytes = self.bytes + p.ip_len() as u64;
         self.bytes = bytes;
-        self.packets.push_back(pkt);
-        (self.packets.len(), bytes)
+        if self.head.is_none() {
+            self.head = Some(pkt);
+            return (1, bytes);
+        }
+        self.rest.push_back(pkt);
+        (1 + self.rest.len(), bytes)
     }
 
     /// Take the head, and prefetch what its transmission reads of the next one.
     #[inline]
     pub fn pop(&mut self, pool: &PacketPool) -> Option<PacketId> {
-        let pkt = self.packets.pop_front()?;
+        let pkt = self.head?;
         self.bytes -= pool.get(pkt).ip_len() as u64;
-        if let Some(&next) = self.packets.front() {
+        self.head = self.rest.pop_front();
+        if let Some(next) = self.head {
             pool.prefetch(next, false);
         }
         Some(pkt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::Packet;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Pushes and pops in any interleaving give the order, length and bytes of a plain
+        /// queue, whether the head is inline or the ring holds the rest.
+        #[test]
+        fn behaves_as_a_plain_queue(ops in proptest::collection::vec(any::<Option<u16>>(), 0..200)) {
+            let mut pool = PacketPool::new();
+            let mut fifo = PacketFifo::default();
+            let mut reference = VecDeque::new();
+            for (i, op) in ops.into_iter().enumerate() {
+                match op {
+                    Some(len) => {
+                        let mut p = Packet::default();
+                        p.ip.total_len = len;
+                        let id = pool.alloc(p);
+                        let after = fifo.push(SimTime(i as u64), id, &mut pool);
+                        reference.push_back((id, len as u64));
+                        let bytes: u64 = reference.iter().map(|&(_, l)| l).sum();
+                        prop_assert_eq!(after, (reference.len(), bytes));
+                        prop_assert_eq!(pool.get(id).meta.enqueued_at, SimTime(i as u64));
+                    }
+                    None => prop_assert_eq!(fifo.pop(&pool), reference.pop_front().map(|(id, _)| id)),
+                }
+                prop_assert_eq!(fifo.len(), reference.len());
+                prop_assert_eq!(fifo.is_empty(), reference.is_empty());
+                prop_assert_eq!(fifo.bytes(), reference.iter().map(|&(_, l)| l).sum::<u64>());
+            }
+        }
     }
 }

@@ -18,34 +18,51 @@ use std::collections::VecDeque;
 use crate::net::packet::{MAX_SACK_BLOCKS, SackBlock};
 use crate::units::SimTime;
 
+/// 32 bytes, two to a cache line: every ACK reads the board's oldest entry, written a round
+/// trip earlier, and with a thousand flows that line has left the cache (at 48 bytes, three
+/// ACKs in four missed; now one in two).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SentSegment {
     /// First sequence number.
     pub start: u64,
-    /// One past the last sequence number (FIN included).
-    pub end: u64,
+    /// When first sent: the RTT sample's origin, taken only if never retransmitted (Karn).
     pub first_sent_at: SimTime,
-    pub last_sent_at: SimTime,
+    /// Sequence numbers it spans (FIN included): a segment is at most one MSS (plus FIN).
+    len: u32,
+    /// The low 32 bits of `snd_nxt` when last retransmitted: data above it was sent after the
+    /// retransmission. Only compared for equality with a value recorded at a retransmission of
+    /// the same outstanding segment, and those lie within one window (< 2³² bytes) of each
+    /// other, so the low bits decide it.
+    retx_high: u32,
     /// Times sent (1 = never retransmitted).
     pub tx_count: u16,
+    /// Transmissions of it that were reported lost explicitly (CP: one PACK per cut copy).
+    pub explicit_losses: u16,
     pub sacked: bool,
     /// Presumed lost (by dupACKs/SACK, the timer, or an explicit notification).
     pub lost: bool,
     /// Retransmitted since it was last presumed lost.
     pub retransmitted: bool,
-    /// `snd_nxt` when last retransmitted: data above it was sent after the retransmission.
-    pub retx_high: u64,
     pub fin: bool,
-    /// Transmissions of it that were reported lost explicitly (CP: one PACK per cut copy).
-    pub explicit_losses: u16,
 }
 
 impl SentSegment {
+    /// One past the last sequence number (FIN included).
+    pub fn end(&self) -> u64 {
+        self.start + self.len as u64
+    }
     pub fn len(&self) -> u64 {
-        self.end - self.start
+        self.len as u64
     }
     pub fn is_empty(&self) -> bool {
-        self.end == self.start
+        self.len == 0
+    }
+    /// Drop what lies below `seq` (a partial acknowledgment); returns the sequence numbers cut.
+    fn trim_to(&mut self, seq: u64) -> u64 {
+        let cut = seq.saturating_sub(self.start).min(self.len());
+        self.start += cut;
+        self.len -= cut as u32;
+        cut
     }
     /// This segment's share of the pipe.
     fn pipe_share(&self) -> u64 {
@@ -127,19 +144,19 @@ impl Scoreboard {
 
     /// Record a newly sent segment (always above everything already on the board).
     pub fn push(&mut self, start: u64, end: u64, now: SimTime, fin: bool) {
-        debug_assert!(self.segs.back().is_none_or(|s| s.end == start));
+        debug_assert!(self.segs.back().is_none_or(|s| s.end() == start));
+        let len = u32::try_from(end - start).expect("a segment spans less than 4 GiB");
         let seg = SentSegment {
             start,
-            end,
             first_sent_at: now,
-            last_sent_at: now,
+            len,
+            retx_high: 0,
             tx_count: 1,
+            explicit_losses: 0,
             sacked: false,
             lost: false,
             retransmitted: false,
-            retx_high: 0,
             fin,
-            explicit_losses: 0,
         };
         self.pipe += seg.len();
         self.segs.push_back(seg);
@@ -150,7 +167,7 @@ impl Scoreboard {
         let mut out = Acked::default();
         let mut karn_ok = true;
         while let Some(front) = self.segs.front_mut() {
-            if front.end <= ack {
+            if front.end() <= ack {
                 let seg = self.segs.pop_front().unwrap();
                 self.pipe -= seg.pipe_share();
                 if seg.sacked {
@@ -169,8 +186,7 @@ impl Scoreboard {
             } else if front.start < ack {
                 // A partial acknowledgment of a segment: trim it.
                 let before = front.pipe_share();
-                let cut = ack - front.start;
-                front.start = ack;
+                let cut = front.trim_to(ack);
                 let after = front.pipe_share();
                 self.pipe = self.pipe - before + after;
                 if front.sacked {
@@ -221,15 +237,15 @@ impl Scoreboard {
                 (cur, n) = (1 - cur, k);
             }
             for &(x, y) in &parts[cur][..n] {
-                let mut i = self.segs.partition_point(|s| s.end <= x);
+                let mut i = self.segs.partition_point(|s| s.end() <= x);
                 while i < self.segs.len() && self.segs[i].start < y {
                     let s = &mut self.segs[i];
-                    if !s.sacked && s.start >= b.left && s.end <= b.right {
+                    if !s.sacked && s.start >= b.left && s.end() <= b.right {
                         self.pipe -= s.pipe_share();
                         s.sacked = true;
                         self.sacked_bytes += s.len();
                         self.sacked_segs += 1;
-                        self.high_sacked = self.high_sacked.max(s.end);
+                        self.high_sacked = self.high_sacked.max(s.end());
                         newly += s.len();
                     }
                     i += 1;
@@ -242,7 +258,7 @@ impl Scoreboard {
 
     /// Remember `blocks` as applied: those apart from every other, cut at the data sent.
     fn cache_sack(&mut self, blocks: &[SackBlock]) {
-        let sent = self.segs.back().map_or(0, |s| s.end);
+        let sent = self.segs.back().map_or(0, |s| s.end());
         let apart = |a: &SackBlock, b: &SackBlock| a.right < b.left || b.right < a.left;
         self.sack_cached = 0;
         for (i, b) in blocks.iter().enumerate() {
@@ -273,7 +289,7 @@ impl Scoreboard {
         let frontier = if is_lost(0, 0) {
             self.segs.len() - 1
         } else {
-            let top = self.segs.partition_point(|s| s.end < self.high_sacked);
+            let top = self.segs.partition_point(|s| s.end() < self.high_sacked);
             let (mut segs, mut bytes) = (0u32, 0u64);
             let mut frontier = None;
             for i in (0..=top).rev() {
@@ -308,7 +324,7 @@ impl Scoreboard {
     /// Presume the segment holding `seq` lost (NewReno fast retransmit, partial ACK, a PACK).
     /// Returns false if no such segment is outstanding or it is SACKed.
     pub fn mark_lost_at(&mut self, seq: u64) -> bool {
-        let i = self.segs.partition_point(|s| s.end <= seq);
+        let i = self.segs.partition_point(|s| s.end() <= seq);
         match self.segs.get_mut(i) {
             Some(s) if s.start <= seq && !s.sacked => {
                 self.pipe -= s.pipe_share();
@@ -327,7 +343,7 @@ impl Scoreboard {
     /// reported lost; while a copy may still be in flight, nothing is known and nothing
     /// changes. Returns true if it is newly marked.
     pub fn mark_lost_explicitly(&mut self, seq: u64) -> bool {
-        let i = self.segs.partition_point(|s| s.end <= seq);
+        let i = self.segs.partition_point(|s| s.end() <= seq);
         let Some(s) = self.segs.get_mut(i).filter(|s| s.start <= seq && !s.sacked) else {
             return false;
         };
@@ -344,7 +360,7 @@ impl Scoreboard {
 
     /// The segment holding `seq`, if outstanding.
     pub fn find(&self, seq: u64) -> Option<&SentSegment> {
-        let i = self.segs.partition_point(|s| s.end <= seq);
+        let i = self.segs.partition_point(|s| s.end() <= seq);
         self.segs.get(i).filter(|s| s.start <= seq)
     }
 
@@ -377,14 +393,13 @@ impl Scoreboard {
         &self.segs[idx]
     }
 
-    /// Record that segment `idx` was retransmitted now, when `snd_nxt` was as given.
-    pub fn on_retransmit(&mut self, idx: usize, now: SimTime, snd_nxt: u64) {
+    /// Record that segment `idx` was retransmitted, when `snd_nxt` was as given.
+    pub fn on_retransmit(&mut self, idx: usize, snd_nxt: u64) {
         let s = &mut self.segs[idx];
         debug_assert!(s.lost && !s.retransmitted);
         s.retransmitted = true;
-        s.retx_high = snd_nxt;
+        s.retx_high = snd_nxt as u32; // the low bits: see `SentSegment::retx_high`
         s.tx_count = s.tx_count.saturating_add(1);
-        s.last_sent_at = now;
         self.pipe += s.len();
         debug_assert!(self.retransmissions.back().is_none_or(|r| r.retx_high <= snd_nxt));
         self.retransmissions.push_back(Retransmission { start: s.start, retx_high: snd_nxt });
@@ -406,9 +421,9 @@ impl Scoreboard {
             self.retransmissions.pop_front();
             // The segment it resent, or what a partial ACK left of it; if that is gone, a later
             // one, which qualifies only if it too was resent at `retx_high` (then rightly).
-            let i = self.segs.partition_point(|s| s.end <= r.start);
+            let i = self.segs.partition_point(|s| s.end() <= r.start);
             let Some(s) = self.segs.get_mut(i) else { continue };
-            if s.lost && s.retransmitted && !s.sacked && s.retx_high == r.retx_high {
+            if s.lost && s.retransmitted && !s.sacked && s.retx_high == r.retx_high as u32 {
                 self.pipe -= s.len();
                 s.retransmitted = false;
                 self.retx_hint = self.retx_hint.min(i);
@@ -443,6 +458,11 @@ mod tests {
     }
 
     #[test]
+    fn two_entries_share_a_cache_line() {
+        assert_eq!(std::mem::size_of::<SentSegment>(), 32);
+    }
+
+    #[test]
     fn cumulative_ack_removes_and_samples_oldest() {
         let mut b = board(4);
         let a = b.ack_to(201);
@@ -456,7 +476,7 @@ mod tests {
         let mut b = board(3);
         assert!(b.mark_lost_at(1));
         let i = b.next_to_retransmit().unwrap();
-        b.on_retransmit(i, SimTime(50), 401);
+        b.on_retransmit(i, 401);
         let a = b.ack_to(201);
         assert_eq!(a.rtt_from, None);
     }
@@ -480,7 +500,7 @@ mod tests {
         b.mark_all_lost();
         assert_eq!(b.pipe(), 0);
         let i = b.next_to_retransmit().unwrap();
-        b.on_retransmit(i, SimTime(9), 401);
+        b.on_retransmit(i, 401);
         assert_eq!(b.pipe(), 100);
         assert_eq!(b.next_to_retransmit(), Some(1));
     }
@@ -490,7 +510,7 @@ mod tests {
         let mut b = board(4); // segments [1,101) … [301,401)
         b.mark_lost_at(1);
         let i = b.next_to_retransmit().unwrap();
-        b.on_retransmit(i, SimTime(5), 401); // resent when snd_nxt was 401
+        b.on_retransmit(i, 401); // resent when snd_nxt was 401
         b.push(401, 501, SimTime(6), false);
         b.apply_sack(&[SackBlock { left: 101, right: 401 }]);
         assert_eq!(b.mark_lost_retransmissions(), 0, "nothing sent after it is SACKed yet");
@@ -504,6 +524,8 @@ mod tests {
     #[derive(Default)]
     struct Naive {
         segs: Vec<SentSegment>,
+        /// `snd_nxt` at each segment's last retransmission, whole, by the segment's end.
+        retx_high: std::collections::BTreeMap<u64, u64>,
     }
 
     impl Naive {
@@ -511,7 +533,7 @@ mod tests {
             let mut newly = 0;
             for b in blocks {
                 for s in self.segs.iter_mut() {
-                    if b.left < b.right && !s.sacked && s.start >= b.left && s.end <= b.right {
+                    if b.left < b.right && !s.sacked && s.start >= b.left && s.end() <= b.right {
                         s.sacked = true;
                         newly += s.len();
                     }
@@ -534,10 +556,10 @@ mod tests {
             marked
         }
         fn mark_lost_retransmissions(&mut self) -> usize {
-            let Some(high) = self.segs.iter().rev().find(|s| s.sacked).map(|s| s.end) else { return 0 };
+            let Some(high) = self.segs.iter().rev().find(|s| s.sacked).map(|s| s.end()) else { return 0 };
             let mut marked = 0;
             for s in self.segs.iter_mut() {
-                if s.lost && s.retransmitted && !s.sacked && s.retx_high < high {
+                if s.lost && s.retransmitted && !s.sacked && self.retx_high[&s.end()] < high {
                     s.retransmitted = false;
                     marked += 1;
                 }
@@ -545,9 +567,9 @@ mod tests {
             marked
         }
         fn ack_to(&mut self, ack: u64) {
-            self.segs.retain(|s| s.end > ack);
+            self.segs.retain(|s| s.end() > ack);
             if let Some(f) = self.segs.first_mut() {
-                f.start = f.start.max(ack);
+                f.trim_to(ack);
             }
         }
     }
@@ -590,7 +612,7 @@ mod tests {
                     }
                     4 => {
                         b.mark_lost_at(at(x));
-                        if let Some(s) = naive.segs.iter_mut().find(|s| s.start <= at(x) && at(x) < s.end && !s.sacked) {
+                        if let Some(s) = naive.segs.iter_mut().find(|s| s.start <= at(x) && at(x) < s.end() && !s.sacked) {
                             s.lost = true;
                             s.retransmitted = false;
                         }
@@ -600,10 +622,11 @@ mod tests {
                         let first = naive.segs.iter().position(|s| s.lost && !s.retransmitted && !s.sacked);
                         prop_assert_eq!(i, first);
                         if let Some(i) = i {
-                            b.on_retransmit(i, SimTime(x), snd_nxt);
+                            b.on_retransmit(i, snd_nxt);
                             let s = &mut naive.segs[i];
-                            (s.retransmitted, s.retx_high, s.last_sent_at) = (true, snd_nxt, SimTime(x));
+                            (s.retransmitted, s.retx_high) = (true, snd_nxt as u32);
                             s.tx_count += 1;
+                            naive.retx_high.insert(s.end(), snd_nxt);
                         }
                     }
                     6 => {

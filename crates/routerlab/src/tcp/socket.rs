@@ -554,7 +554,7 @@ impl TcpSocket {
                         break;
                     };
                     marked |= self.sb.mark_lost_explicitly(seq);
-                    seq = seg.end;
+                    seq = seg.end();
                 }
                 // Outside recovery, enter it: the first retransmission goes at once (RFC 6675
                 // step 4.3). Within it, the named segment left the pipe, and is resent as
@@ -613,6 +613,18 @@ impl TcpSocket {
         self.pace_wakeup = None;
         self.tx_blocked = false;
         let data_end = 1 + self.app_written;
+        let fin_pending = self.app_closed && !self.fin_sent;
+        if self.snd_nxt == self.snd_una && self.snd_nxt >= data_end && !fin_pending {
+            // Nothing outstanding and nothing to send (the receiving end of a one-way
+            // transfer, on every segment it answers): what the loop below would conclude,
+            // without reading the window, the pacing state and the board, which sit on lines
+            // of their own. (Without budget it stops before judging the window.)
+            debug_assert!(self.sb.is_empty());
+            if self.tx_budget != 0 {
+                self.cwnd_limited = false;
+            }
+            return;
+        }
         let pacing = self.paces();
         loop {
             if self.tx_budget == 0 {
@@ -627,9 +639,9 @@ impl TcpSocket {
                 let s = *self.sb.get(i);
                 if self.retransmit_now || self.sb.pipe() + s.len() <= self.win.cwnd {
                     self.retransmit_now = false;
-                    self.sb.on_retransmit(i, now, self.snd_nxt);
+                    self.sb.on_retransmit(i, self.snd_nxt);
                     self.stats.retransmissions += 1;
-                    self.emit_data(now, s.start, s.end, s.fin, true, emit);
+                    self.emit_data(now, s.start, s.end(), s.fin, true, emit);
                     continue;
                 }
                 self.cwnd_limited = true;
@@ -903,9 +915,9 @@ impl TcpSocket {
         if self.sack_ok && !seg.sack.is_empty() {
             self.sb.apply_sack(seg.sack.as_slice());
         }
-        let in_flight = self.sb.pipe();
 
         if ack > self.snd_una {
+            let in_flight = self.sb.pipe();
             let acked = self.sb.ack_to(ack);
             let rtt = acked.rtt_from.map(|t| now - t);
             if let Some(r) = rtt {
@@ -988,6 +1000,7 @@ impl TcpSocket {
         {
             self.stats.dupacks_received += 1;
             self.dupacks += 1;
+            let in_flight = self.sb.pipe();
             let sample = AckSample {
                 now,
                 acked_bytes: 0,
@@ -1155,6 +1168,25 @@ mod tests {
     /// Retransmissions of data by `a`, as (time, seq).
     fn retransmissions(h: &Harness) -> Vec<(SimTime, u64)> {
         h.data_sent().filter(|s| s.out.retransmission).map(|s| (s.at, s.out.seg.seq)).collect()
+    }
+
+    /// With nothing outstanding and nothing to send, `send_data` returns early; it must leave
+    /// the socket as its loop would: `cwnd_limited` cleared only when there was budget to send
+    /// (without budget the loop stops before judging the window).
+    #[test]
+    fn nothing_to_send_leaves_the_state_the_loop_would() {
+        for budget in [0, 3] {
+            let mut s = TcpSocket::new(cfg(), 1, 2);
+            (s.state, s.snd_una, s.snd_nxt) = (State::Established, 1, 1);
+            (s.cwnd_limited, s.tx_blocked, s.pace_wakeup) = (true, true, Some(SimTime(5)));
+            s.set_tx_budget(budget);
+            let mut sent = 0;
+            s.send_data(SimTime(1), &mut |_: &Outgoing| sent += 1);
+            assert_eq!(sent, 0);
+            assert_eq!(s.cwnd_limited, budget == 0);
+            assert!(!s.tx_blocked);
+            assert_eq!(s.pace_wakeup, None);
+        }
     }
 
     /// The layout the struct's comment describes: what every segment reads in the first three
