@@ -18,26 +18,20 @@ use std::collections::VecDeque;
 use crate::net::packet::{MAX_SACK_BLOCKS, SackBlock};
 use crate::units::SimTime;
 
-/// 32 bytes, two to a cache line: every ACK reads the board's oldest entry, written a round
-/// trip earlier, and with a thousand flows that line has left the cache (at 48 bytes, three
-/// ACKs in four missed; now one in two).
+/// One segment on the board, as the board's users see it (built from its stored [`Entry`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SentSegment {
     /// First sequence number.
     pub start: u64,
+    /// One past the last sequence number (FIN included).
+    pub end: u64,
     /// When first sent: the RTT sample's origin, taken only if never retransmitted (Karn).
     pub first_sent_at: SimTime,
-    /// Sequence numbers it spans (FIN included): a segment is at most one MSS (plus FIN).
-    len: u32,
-    /// The low 32 bits of `snd_nxt` when last retransmitted: data above it was sent after the
-    /// retransmission. Only compared for equality with a value recorded at a retransmission of
-    /// the same outstanding segment, and those lie within one window (< 2³² bytes) of each
-    /// other, so the low bits decide it.
-    retx_high: u32,
-    /// Times sent (1 = never retransmitted).
+    /// Times sent (1 = never retransmitted; saturates at 65 535).
     pub tx_count: u16,
-    /// Transmissions of it that were reported lost explicitly (CP: one PACK per cut copy).
-    pub explicit_losses: u16,
+    /// Transmissions of it that were reported lost explicitly (CP: one PACK per cut copy;
+    /// saturates at 255).
+    pub explicit_losses: u8,
     pub sacked: bool,
     /// Presumed lost (by dupACKs/SACK, the timer, or an explicit notification).
     pub lost: bool,
@@ -47,26 +41,56 @@ pub struct SentSegment {
 }
 
 impl SentSegment {
-    /// One past the last sequence number (FIN included).
-    pub fn end(&self) -> u64 {
-        self.start + self.len as u64
-    }
     pub fn len(&self) -> u64 {
-        self.len as u64
+        self.end - self.start
     }
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.end == self.start
     }
-    /// Drop what lies below `seq` (a partial acknowledgment); returns the sequence numbers cut.
-    fn trim_to(&mut self, seq: u64) -> u64 {
-        let cut = seq.saturating_sub(self.start).min(self.len());
-        self.start += cut;
-        self.len -= cut as u32;
-        cut
+}
+
+/// A segment as stored: 16 bytes, four to a cache line. Every ACK reads the board's oldest
+/// entry, written a round trip earlier, and with a thousand flows that line has left the
+/// cache: at 48 bytes three ACKs in four missed it, at 16 one in four. A segment's start is
+/// the end of the one before it (the board's `una` for the oldest), and its end is kept as
+/// its low 32 bits: the board spans less than 2³² sequence numbers (a window under 4 GiB), so
+/// they and `una` determine it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Entry {
+    first_sent_at: SimTime,
+    end_low: u32,
+    tx_count: u16,
+    explicit_losses: u8,
+    flags: u8,
+}
+
+impl Entry {
+    const SACKED: u8 = 1;
+    const LOST: u8 = 2;
+    const RETRANSMITTED: u8 = 4;
+    const FIN: u8 = 8;
+
+    #[inline]
+    fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
     }
-    /// This segment's share of the pipe.
-    fn pipe_share(&self) -> u64 {
-        if self.sacked || (self.lost && !self.retransmitted) { 0 } else { self.len() }
+    #[inline]
+    fn set(&mut self, flag: u8, on: bool) {
+        self.flags = if on { self.flags | flag } else { self.flags & !flag };
+    }
+    /// The full end, given the board's `una` (at most 2³² below it).
+    #[inline]
+    fn end(&self, una: u64) -> u64 {
+        una + self.end_low.wrapping_sub(una as u32) as u64
+    }
+    /// Its share of the pipe, given its length.
+    #[inline]
+    fn pipe_share(&self, len: u64) -> u64 {
+        if self.has(Self::SACKED) || (self.has(Self::LOST) && !self.has(Self::RETRANSMITTED)) {
+            0
+        } else {
+            len
+        }
     }
 }
 
@@ -81,10 +105,13 @@ pub struct Acked {
 }
 
 /// A retransmission still to be checked by lost-retransmission detection: the segment it
-/// resent and `snd_nxt` at the time.
+/// resent (by its end, which acknowledgments never change), its transmission count after the
+/// retransmission (so that a later retransmission of it makes this one stale), and `snd_nxt`
+/// at the time.
 #[derive(Clone, Copy, Debug, Default)]
 struct Retransmission {
-    start: u64,
+    end: u64,
+    tx_count: u16,
     retx_high: u64,
 }
 
@@ -93,7 +120,9 @@ struct Retransmission {
 /// ten (the board is scanned only where it changes).
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
-    segs: VecDeque<SentSegment>,
+    segs: VecDeque<Entry>,
+    /// Start of the oldest segment on the board (`snd_una` while it is not empty).
+    una: u64,
     pipe: u64,
     sacked_bytes: u64,
     /// SACKed segments on the board, and one past the highest SACKed sequence number.
@@ -135,61 +164,90 @@ impl Scoreboard {
     pub fn sacked_bytes(&self) -> u64 {
         self.sacked_bytes
     }
-    pub fn segments(&self) -> impl Iterator<Item = &SentSegment> {
-        self.segs.iter()
+    pub fn segments(&self) -> impl Iterator<Item = SentSegment> + '_ {
+        (0..self.segs.len()).map(|i| self.get(i))
     }
-    pub fn first(&self) -> Option<&SentSegment> {
-        self.segs.front()
+    pub fn first(&self) -> Option<SentSegment> {
+        (!self.segs.is_empty()).then(|| self.get(0))
     }
 
-    /// Record a newly sent segment (always above everything already on the board).
+    /// End of segment `i`.
+    #[inline]
+    fn end_of(&self, i: usize) -> u64 {
+        self.segs[i].end(self.una)
+    }
+    /// Start of segment `i`: the end of the one before.
+    #[inline]
+    fn start_of(&self, i: usize) -> u64 {
+        if i == 0 { self.una } else { self.end_of(i - 1) }
+    }
+    /// Index of the first segment ending above `seq` (or `len()`).
+    #[inline]
+    fn first_ending_above(&self, seq: u64) -> usize {
+        let una = self.una;
+        self.segs.partition_point(|e| e.end(una) <= seq)
+    }
+
+    /// Segment `idx`, whole.
+    pub fn get(&self, idx: usize) -> SentSegment {
+        let e = &self.segs[idx];
+        SentSegment {
+            start: self.start_of(idx),
+            end: self.end_of(idx),
+            first_sent_at: e.first_sent_at,
+            tx_count: e.tx_count,
+            explicit_losses: e.explicit_losses,
+            sacked: e.has(Entry::SACKED),
+            lost: e.has(Entry::LOST),
+            retransmitted: e.has(Entry::RETRANSMITTED),
+            fin: e.has(Entry::FIN),
+        }
+    }
+
+    /// Record a newly sent segment (always right above everything already on the board).
     pub fn push(&mut self, start: u64, end: u64, now: SimTime, fin: bool) {
-        debug_assert!(self.segs.back().is_none_or(|s| s.end() == start));
-        let len = u32::try_from(end - start).expect("a segment spans less than 4 GiB");
-        let seg = SentSegment {
-            start,
-            first_sent_at: now,
-            len,
-            retx_high: 0,
-            tx_count: 1,
-            explicit_losses: 0,
-            sacked: false,
-            lost: false,
-            retransmitted: false,
-            fin,
-        };
-        self.pipe += seg.len();
-        self.segs.push_back(seg);
+        if self.segs.is_empty() {
+            self.una = start;
+        }
+        debug_assert!(self.segs.back().is_none_or(|e| e.end(self.una) == start));
+        assert!(end - self.una < 1 << 32, "the board spans less than 2^32 sequence numbers");
+        let mut e = Entry { first_sent_at: now, end_low: end as u32, tx_count: 1, ..Entry::default() };
+        e.set(Entry::FIN, fin);
+        self.pipe += end - start;
+        self.segs.push_back(e);
     }
 
     /// Remove everything below `ack`.
     pub fn ack_to(&mut self, ack: u64) -> Acked {
         let mut out = Acked::default();
         let mut karn_ok = true;
-        while let Some(front) = self.segs.front_mut() {
-            if front.end() <= ack {
-                let seg = self.segs.pop_front().unwrap();
-                self.pipe -= seg.pipe_share();
-                if seg.sacked {
-                    self.sacked_bytes -= seg.len();
+        while let Some(front) = self.segs.front().copied() {
+            let (start, end) = (self.una, front.end(self.una));
+            if end <= ack {
+                self.segs.pop_front();
+                self.una = end;
+                let len = end - start;
+                self.pipe -= front.pipe_share(len);
+                if front.has(Entry::SACKED) {
+                    self.sacked_bytes -= len;
                     self.sacked_segs -= 1;
                 }
-                out.bytes += seg.len();
-                out.fin_acked |= seg.fin;
-                if seg.tx_count > 1 {
+                out.bytes += len;
+                out.fin_acked |= front.has(Entry::FIN);
+                if front.tx_count > 1 {
                     karn_ok = false;
                 } else if out.rtt_from.is_none() {
-                    out.rtt_from = Some(seg.first_sent_at);
+                    out.rtt_from = Some(front.first_sent_at);
                 }
                 self.retx_hint = self.retx_hint.saturating_sub(1);
                 self.lost_hint = self.lost_hint.saturating_sub(1);
-            } else if front.start < ack {
+            } else if start < ack {
                 // A partial acknowledgment of a segment: trim it.
-                let before = front.pipe_share();
-                let cut = front.trim_to(ack);
-                let after = front.pipe_share();
+                let cut = ack - start;
+                let (before, after) = (front.pipe_share(end - start), front.pipe_share(end - ack));
+                self.una = ack;
                 self.pipe = self.pipe - before + after;
-                if front.sacked {
+                if front.has(Entry::SACKED) {
                     self.sacked_bytes -= cut;
                 }
                 // The trimmed segment may now lie inside a cached block without being SACKed.
@@ -237,18 +295,20 @@ impl Scoreboard {
                 (cur, n) = (1 - cur, k);
             }
             for &(x, y) in &parts[cur][..n] {
-                let mut i = self.segs.partition_point(|s| s.end() <= x);
-                while i < self.segs.len() && self.segs[i].start < y {
+                let mut i = self.first_ending_above(x);
+                let mut start = self.start_of_or_end(i);
+                while i < self.segs.len() && start < y {
+                    let end = self.end_of(i);
                     let s = &mut self.segs[i];
-                    if !s.sacked && s.start >= b.left && s.end() <= b.right {
-                        self.pipe -= s.pipe_share();
-                        s.sacked = true;
-                        self.sacked_bytes += s.len();
+                    if !s.has(Entry::SACKED) && start >= b.left && end <= b.right {
+                        self.pipe -= s.pipe_share(end - start);
+                        s.set(Entry::SACKED, true);
+                        self.sacked_bytes += end - start;
                         self.sacked_segs += 1;
-                        self.high_sacked = self.high_sacked.max(s.end());
-                        newly += s.len();
+                        self.high_sacked = self.high_sacked.max(end);
+                        newly += end - start;
                     }
-                    i += 1;
+                    (i, start) = (i + 1, end);
                 }
             }
         }
@@ -256,9 +316,20 @@ impl Scoreboard {
         newly
     }
 
+    /// Start of segment `i`, or the end of the board if `i` is past it.
+    #[inline]
+    fn start_of_or_end(&self, i: usize) -> u64 {
+        if i < self.segs.len() { self.start_of(i) } else { self.sent() }
+    }
+
+    /// One past the highest sequence number sent (0 for an empty board).
+    fn sent(&self) -> u64 {
+        if self.segs.is_empty() { 0 } else { self.end_of(self.segs.len() - 1) }
+    }
+
     /// Remember `blocks` as applied: those apart from every other, cut at the data sent.
     fn cache_sack(&mut self, blocks: &[SackBlock]) {
-        let sent = self.segs.back().map_or(0, |s| s.end());
+        let sent = self.sent();
         let apart = |a: &SackBlock, b: &SackBlock| a.right < b.left || b.right < a.left;
         self.sack_cached = 0;
         for (i, b) in blocks.iter().enumerate() {
@@ -289,53 +360,64 @@ impl Scoreboard {
         let frontier = if is_lost(0, 0) {
             self.segs.len() - 1
         } else {
-            let top = self.segs.partition_point(|s| s.end() < self.high_sacked);
+            let una = self.una;
+            let top = self.segs.partition_point(|e| e.end(una) < self.high_sacked);
             let (mut segs, mut bytes) = (0u32, 0u64);
             let mut frontier = None;
+            let mut end = self.end_of(top);
             for i in (0..=top).rev() {
                 if is_lost(segs, bytes) {
                     frontier = Some(i);
                     break;
                 }
-                let s = &self.segs[i];
-                if s.sacked {
+                let start = self.start_of(i);
+                if self.segs[i].has(Entry::SACKED) {
                     segs += 1;
-                    bytes += s.len();
+                    bytes += end - start;
                 }
+                end = start;
             }
             let Some(f) = frontier else { return 0 };
             f
         };
         let mut marked = 0;
+        let mut start = self.start_of_or_end(self.lost_hint);
         for i in self.lost_hint..=frontier {
+            let end = self.end_of(i);
             let s = &mut self.segs[i];
-            if !s.sacked && !s.lost {
-                self.pipe -= s.pipe_share();
-                s.lost = true;
-                s.retransmitted = false;
+            if !s.has(Entry::SACKED) && !s.has(Entry::LOST) {
+                self.pipe -= s.pipe_share(end - start);
+                s.set(Entry::LOST, true);
+                s.set(Entry::RETRANSMITTED, false);
                 marked += 1;
                 self.retx_hint = self.retx_hint.min(i);
             }
+            start = end;
         }
         self.lost_hint = self.lost_hint.max(frontier + 1);
         marked
     }
 
+    /// The index of the segment holding `seq`, if outstanding.
+    fn index_holding(&self, seq: u64) -> Option<usize> {
+        let i = self.first_ending_above(seq);
+        (i < self.segs.len() && self.start_of(i) <= seq).then_some(i)
+    }
+
     /// Presume the segment holding `seq` lost (NewReno fast retransmit, partial ACK, a PACK).
     /// Returns false if no such segment is outstanding or it is SACKed.
     pub fn mark_lost_at(&mut self, seq: u64) -> bool {
-        let i = self.segs.partition_point(|s| s.end() <= seq);
-        match self.segs.get_mut(i) {
-            Some(s) if s.start <= seq && !s.sacked => {
-                self.pipe -= s.pipe_share();
-                s.lost = true;
-                s.retransmitted = false;
-                self.pipe += s.pipe_share();
-                self.retx_hint = self.retx_hint.min(i);
-                true
-            }
-            _ => false,
-        }
+        let Some(i) = self.index_holding(seq).filter(|&i| !self.segs[i].has(Entry::SACKED)) else {
+            return false;
+        };
+        let len = self.end_of(i) - self.start_of(i);
+        let s = &mut self.segs[i];
+        self.pipe -= s.pipe_share(len);
+        s.set(Entry::LOST, true);
+        s.set(Entry::RETRANSMITTED, false);
+        self.pipe += s.pipe_share(len);
+        self.retx_hint = self.retx_hint.min(i);
+        true
     }
 
     /// An explicit report that a transmission of the segment holding `seq` was lost (CP's PACK).
@@ -343,33 +425,33 @@ impl Scoreboard {
     /// reported lost; while a copy may still be in flight, nothing is known and nothing
     /// changes. Returns true if it is newly marked.
     pub fn mark_lost_explicitly(&mut self, seq: u64) -> bool {
-        let i = self.segs.partition_point(|s| s.end() <= seq);
-        let Some(s) = self.segs.get_mut(i).filter(|s| s.start <= seq && !s.sacked) else {
+        let Some(i) = self.index_holding(seq).filter(|&i| !self.segs[i].has(Entry::SACKED)) else {
             return false;
         };
+        let len = self.end_of(i) - self.start_of(i);
+        let s = &mut self.segs[i];
         s.explicit_losses = s.explicit_losses.saturating_add(1);
-        if s.explicit_losses < s.tx_count || (s.lost && !s.retransmitted) {
+        if (s.explicit_losses as u16) < s.tx_count || (s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED)) {
             return false;
         }
-        self.pipe -= s.pipe_share();
-        s.lost = true;
-        s.retransmitted = false;
+        self.pipe -= s.pipe_share(len);
+        s.set(Entry::LOST, true);
+        s.set(Entry::RETRANSMITTED, false);
         self.retx_hint = self.retx_hint.min(i);
         true
     }
 
     /// The segment holding `seq`, if outstanding.
-    pub fn find(&self, seq: u64) -> Option<&SentSegment> {
-        let i = self.segs.partition_point(|s| s.end() <= seq);
-        self.segs.get(i).filter(|s| s.start <= seq)
+    pub fn find(&self, seq: u64) -> Option<SentSegment> {
+        self.index_holding(seq).map(|i| self.get(i))
     }
 
     /// Retransmission timeout: everything not SACKed is presumed lost.
     pub fn mark_all_lost(&mut self) {
         for s in self.segs.iter_mut() {
-            if !s.sacked {
-                s.lost = true;
-                s.retransmitted = false;
+            if !s.has(Entry::SACKED) {
+                s.set(Entry::LOST, true);
+                s.set(Entry::RETRANSMITTED, false);
             }
         }
         self.pipe = 0;
@@ -381,7 +463,7 @@ impl Scoreboard {
     pub fn next_to_retransmit(&mut self) -> Option<usize> {
         while self.retx_hint < self.segs.len() {
             let s = &self.segs[self.retx_hint];
-            if s.lost && !s.retransmitted && !s.sacked {
+            if s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED) && !s.has(Entry::SACKED) {
                 return Some(self.retx_hint);
             }
             self.retx_hint += 1;
@@ -389,20 +471,16 @@ impl Scoreboard {
         None
     }
 
-    pub fn get(&self, idx: usize) -> &SentSegment {
-        &self.segs[idx]
-    }
-
     /// Record that segment `idx` was retransmitted, when `snd_nxt` was as given.
     pub fn on_retransmit(&mut self, idx: usize, snd_nxt: u64) {
+        let (len, end) = (self.end_of(idx) - self.start_of(idx), self.end_of(idx));
         let s = &mut self.segs[idx];
-        debug_assert!(s.lost && !s.retransmitted);
-        s.retransmitted = true;
-        s.retx_high = snd_nxt as u32; // the low bits: see `SentSegment::retx_high`
+        debug_assert!(s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED));
+        s.set(Entry::RETRANSMITTED, true);
         s.tx_count = s.tx_count.saturating_add(1);
-        self.pipe += s.len();
+        self.pipe += len;
         debug_assert!(self.retransmissions.back().is_none_or(|r| r.retx_high <= snd_nxt));
-        self.retransmissions.push_back(Retransmission { start: s.start, retx_high: snd_nxt });
+        self.retransmissions.push_back(Retransmission { end, tx_count: s.tx_count, retx_high: snd_nxt });
     }
 
     /// Lost-retransmission detection (Linux's `tcp_mark_lost_retrans`): a retransmission is
@@ -419,13 +497,21 @@ impl Scoreboard {
                 break;
             }
             self.retransmissions.pop_front();
-            // The segment it resent, or what a partial ACK left of it; if that is gone, a later
-            // one, which qualifies only if it too was resent at `retx_high` (then rightly).
-            let i = self.segs.partition_point(|s| s.end() <= r.start);
-            let Some(s) = self.segs.get_mut(i) else { continue };
-            if s.lost && s.retransmitted && !s.sacked && s.retx_high == r.retx_high as u32 {
-                self.pipe -= s.len();
-                s.retransmitted = false;
+            // The segment it resent, unless acknowledged since (a partial ACK keeps its end),
+            // and only if this was its latest retransmission.
+            let i = self.first_ending_above(r.end - 1);
+            if i == self.segs.len() || self.end_of(i) != r.end {
+                continue;
+            }
+            let len = r.end - self.start_of(i);
+            let s = &mut self.segs[i];
+            if s.has(Entry::LOST)
+                && s.has(Entry::RETRANSMITTED)
+                && !s.has(Entry::SACKED)
+                && s.tx_count == r.tx_count
+            {
+                self.pipe -= len;
+                s.set(Entry::RETRANSMITTED, false);
                 self.retx_hint = self.retx_hint.min(i);
                 marked += 1;
             }
@@ -440,7 +526,7 @@ impl Scoreboard {
 
     #[cfg(test)]
     fn pipe_by_scan(&self) -> u64 {
-        self.segs.iter().map(|s| s.pipe_share()).sum()
+        self.segments().map(|s| if s.sacked || (s.lost && !s.retransmitted) { 0 } else { s.len() }).sum()
     }
 }
 
@@ -458,8 +544,26 @@ mod tests {
     }
 
     #[test]
-    fn two_entries_share_a_cache_line() {
-        assert_eq!(std::mem::size_of::<SentSegment>(), 32);
+    fn four_entries_share_a_cache_line() {
+        assert_eq!(std::mem::size_of::<Entry>(), 16);
+    }
+
+    /// Ends are kept as their low 32 bits: a board across a multiple of 2³² still gives every
+    /// segment its whole start and end, and acknowledgments and SACKs find them.
+    #[test]
+    fn sequence_numbers_across_a_multiple_of_two_to_the_32() {
+        let base = (3u64 << 32) - 250;
+        let mut b = Scoreboard::new();
+        for i in 0..5 {
+            b.push(base + i * 100, base + (i + 1) * 100, SimTime(i), false);
+        }
+        let ends: Vec<u64> = b.segments().map(|s| s.end).collect();
+        assert_eq!(ends, (1..=5).map(|i| base + i * 100).collect::<Vec<_>>());
+        assert_eq!(b.find(base + 310).map(|s| s.start), Some(base + 300));
+        assert_eq!(b.apply_sack(&[SackBlock { left: base + 200, right: base + 400 }]), 200);
+        let a = b.ack_to(base + 150);
+        assert_eq!((a.bytes, b.first().map(|s| (s.start, s.end))), (150, Some((base + 150, base + 200))));
+        assert_eq!(b.pipe(), 50 + 100);
     }
 
     #[test]
@@ -533,7 +637,7 @@ mod tests {
             let mut newly = 0;
             for b in blocks {
                 for s in self.segs.iter_mut() {
-                    if b.left < b.right && !s.sacked && s.start >= b.left && s.end() <= b.right {
+                    if b.left < b.right && !s.sacked && s.start >= b.left && s.end <= b.right {
                         s.sacked = true;
                         newly += s.len();
                     }
@@ -556,10 +660,10 @@ mod tests {
             marked
         }
         fn mark_lost_retransmissions(&mut self) -> usize {
-            let Some(high) = self.segs.iter().rev().find(|s| s.sacked).map(|s| s.end()) else { return 0 };
+            let Some(high) = self.segs.iter().rev().find(|s| s.sacked).map(|s| s.end) else { return 0 };
             let mut marked = 0;
             for s in self.segs.iter_mut() {
-                if s.lost && s.retransmitted && !s.sacked && self.retx_high[&s.end()] < high {
+                if s.lost && s.retransmitted && !s.sacked && self.retx_high[&s.end] < high {
                     s.retransmitted = false;
                     marked += 1;
                 }
@@ -567,9 +671,9 @@ mod tests {
             marked
         }
         fn ack_to(&mut self, ack: u64) {
-            self.segs.retain(|s| s.end() > ack);
+            self.segs.retain(|s| s.end > ack);
             if let Some(f) = self.segs.first_mut() {
-                f.trim_to(ack);
+                f.start = f.start.max(ack);
             }
         }
     }
@@ -594,7 +698,7 @@ mod tests {
                     0 | 1 => {
                         let seg = (snd_nxt, snd_nxt + len);
                         b.push(seg.0, seg.1, SimTime(x), false);
-                        naive.segs.push(*b.segments().last().unwrap());
+                        naive.segs.push(b.segments().last().unwrap());
                         snd_nxt = seg.1;
                     }
                     2 => {
@@ -612,7 +716,7 @@ mod tests {
                     }
                     4 => {
                         b.mark_lost_at(at(x));
-                        if let Some(s) = naive.segs.iter_mut().find(|s| s.start <= at(x) && at(x) < s.end() && !s.sacked) {
+                        if let Some(s) = naive.segs.iter_mut().find(|s| s.start <= at(x) && at(x) < s.end && !s.sacked) {
                             s.lost = true;
                             s.retransmitted = false;
                         }
@@ -624,9 +728,9 @@ mod tests {
                         if let Some(i) = i {
                             b.on_retransmit(i, snd_nxt);
                             let s = &mut naive.segs[i];
-                            (s.retransmitted, s.retx_high) = (true, snd_nxt as u32);
+                            s.retransmitted = true;
                             s.tx_count += 1;
-                            naive.retx_high.insert(s.end(), snd_nxt);
+                            naive.retx_high.insert(s.end, snd_nxt);
                         }
                     }
                     6 => {
@@ -642,7 +746,7 @@ mod tests {
                     }
                     _ => {}
                 }
-                prop_assert_eq!(b.segments().copied().collect::<Vec<_>>(), naive.segs.clone());
+                prop_assert_eq!(b.segments().collect::<Vec<_>>(), naive.segs.clone());
                 prop_assert_eq!(b.pipe(), b.pipe_by_scan());
                 let sacked: u64 = b.segments().filter(|s| s.sacked).map(|s| s.len()).sum();
                 prop_assert_eq!(b.sacked_bytes(), sacked);

@@ -550,11 +550,11 @@ impl TcpSocket {
                 let mut seq = left.max(self.snd_una);
                 let mut marked = false;
                 while seq < right {
-                    let Some(seg) = self.sb.find(seq).copied() else {
+                    let Some(seg) = self.sb.find(seq) else {
                         break;
                     };
                     marked |= self.sb.mark_lost_explicitly(seq);
-                    seq = seg.end();
+                    seq = seg.end;
                 }
                 // Outside recovery, enter it: the first retransmission goes at once (RFC 6675
                 // step 4.3). Within it, the named segment left the pipe, and is resent as
@@ -636,12 +636,12 @@ impl TcpSocket {
                 break;
             }
             if let Some(i) = self.sb.next_to_retransmit() {
-                let s = *self.sb.get(i);
+                let s = self.sb.get(i);
                 if self.retransmit_now || self.sb.pipe() + s.len() <= self.win.cwnd {
                     self.retransmit_now = false;
                     self.sb.on_retransmit(i, self.snd_nxt);
                     self.stats.retransmissions += 1;
-                    self.emit_data(now, s.start, s.end(), s.fin, true, emit);
+                    self.emit_data(now, s.start, s.end, s.fin, true, emit);
                     continue;
                 }
                 self.cwnd_limited = true;
