@@ -117,8 +117,11 @@ struct Retransmission {
 
 /// The hints and side lists below keep every operation's cost independent of the window, so
 /// that a recovery in a window of thousands of segments costs no more per ACK than in one of
-/// ten (the board is scanned only where it changes).
+/// ten (the board is scanned only where it changes). Fields in the order an ACK reads them
+/// (`repr(C)` keeps it): what every ACK reads in the first 96 bytes, what only SACKs and
+/// recoveries read after.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Scoreboard {
     segs: VecDeque<Entry>,
     /// Start of the oldest segment on the board (`snd_una` while it is not empty).
@@ -132,15 +135,15 @@ pub struct Scoreboard {
     retx_hint: usize,
     /// Index below which every unSACKed segment is presumed lost (a scan hint).
     lost_hint: usize,
-    /// Retransmissions in the order sent, hence in increasing `retx_high` (`snd_nxt` never
-    /// decreases); entries whose segment was since acknowledged, SACKed or resent are stale
-    /// and skipped.
-    retransmissions: VecDeque<Retransmission>,
+    sack_cached: usize,
     /// SACK blocks already applied (Linux's `recv_sack_cache`): every segment wholly inside
     /// one of them is SACKed, so a block repeated by the next ACK costs nothing but its new
     /// part. Pairwise apart (not touching), and not beyond the data sent when cached.
     sack_cache: [SackBlock; MAX_SACK_BLOCKS],
-    sack_cached: usize,
+    /// Retransmissions in the order sent, hence in increasing `retx_high` (`snd_nxt` never
+    /// decreases); entries whose segment was since acknowledged, SACKed or resent are stale
+    /// and skipped.
+    retransmissions: VecDeque<Retransmission>,
 }
 
 impl Scoreboard {
@@ -546,6 +549,16 @@ mod tests {
     #[test]
     fn four_entries_share_a_cache_line() {
         assert_eq!(std::mem::size_of::<Entry>(), 16);
+    }
+
+    /// What every ACK reads (the ring's header, `una`, the pipe and the counts and hints) in
+    /// the first 96 bytes; the SACK cache and the retransmission list after.
+    #[test]
+    fn fields_every_ack_reads_come_first() {
+        use std::mem::offset_of;
+        assert!(offset_of!(Scoreboard, sack_cached) + 8 <= 96);
+        assert!(offset_of!(Scoreboard, sack_cache) >= 96);
+        assert!(offset_of!(Scoreboard, retransmissions) > offset_of!(Scoreboard, sack_cache));
     }
 
     /// Ends are kept as their low 32 bits: a board across a multiple of 2³² still gives every
