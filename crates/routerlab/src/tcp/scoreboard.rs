@@ -387,13 +387,10 @@ impl Scoreboard {
         let mut start = self.start_of_or_end(self.lost_hint);
         for i in self.lost_hint..=frontier {
             let end = self.end_of(i);
-            let s = &mut self.segs[i];
+            let s = &self.segs[i];
             if !s.has(Entry::SACKED) && !s.has(Entry::LOST) {
-                self.pipe -= s.pipe_share(end - start);
-                s.set(Entry::LOST, true);
-                s.set(Entry::RETRANSMITTED, false);
+                self.presume_lost(i, end - start);
                 marked += 1;
-                self.retx_hint = self.retx_hint.min(i);
             }
             start = end;
         }
@@ -407,19 +404,27 @@ impl Scoreboard {
         (i < self.segs.len() && self.start_of(i) <= seq).then_some(i)
     }
 
-    /// Presume the segment holding `seq` lost (NewReno fast retransmit, partial ACK, a PACK).
-    /// Returns false if no such segment is outstanding or it is SACKed.
-    pub fn mark_lost_at(&mut self, seq: u64) -> bool {
-        let Some(i) = self.index_holding(seq).filter(|&i| !self.segs[i].has(Entry::SACKED)) else {
-            return false;
-        };
-        let len = self.end_of(i) - self.start_of(i);
+    /// The index and length of the segment holding `seq`, if outstanding and not SACKed.
+    fn unsacked_holding(&self, seq: u64) -> Option<(usize, u64)> {
+        let i = self.index_holding(seq).filter(|&i| !self.segs[i].has(Entry::SACKED))?;
+        Some((i, self.end_of(i) - self.start_of(i)))
+    }
+
+    /// Mark segment `i` (of `len` sequence numbers, not SACKed) presumed lost and not resent:
+    /// it leaves the pipe, and the next retransmission is looked for from it at the latest.
+    fn presume_lost(&mut self, i: usize, len: u64) {
         let s = &mut self.segs[i];
         self.pipe -= s.pipe_share(len);
         s.set(Entry::LOST, true);
         s.set(Entry::RETRANSMITTED, false);
-        self.pipe += s.pipe_share(len);
         self.retx_hint = self.retx_hint.min(i);
+    }
+
+    /// Presume the segment holding `seq` lost (NewReno fast retransmit, partial ACK, a PACK).
+    /// Returns false if no such segment is outstanding or it is SACKed.
+    pub fn mark_lost_at(&mut self, seq: u64) -> bool {
+        let Some((i, len)) = self.unsacked_holding(seq) else { return false };
+        self.presume_lost(i, len);
         true
     }
 
@@ -428,19 +433,13 @@ impl Scoreboard {
     /// reported lost; while a copy may still be in flight, nothing is known and nothing
     /// changes. Returns true if it is newly marked.
     pub fn mark_lost_explicitly(&mut self, seq: u64) -> bool {
-        let Some(i) = self.index_holding(seq).filter(|&i| !self.segs[i].has(Entry::SACKED)) else {
-            return false;
-        };
-        let len = self.end_of(i) - self.start_of(i);
+        let Some((i, len)) = self.unsacked_holding(seq) else { return false };
         let s = &mut self.segs[i];
         s.explicit_losses = s.explicit_losses.saturating_add(1);
         if (s.explicit_losses as u16) < s.tx_count || (s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED)) {
             return false;
         }
-        self.pipe -= s.pipe_share(len);
-        s.set(Entry::LOST, true);
-        s.set(Entry::RETRANSMITTED, false);
-        self.retx_hint = self.retx_hint.min(i);
+        self.presume_lost(i, len);
         true
     }
 
@@ -476,7 +475,8 @@ impl Scoreboard {
 
     /// Record that segment `idx` was retransmitted, when `snd_nxt` was as given.
     pub fn on_retransmit(&mut self, idx: usize, snd_nxt: u64) {
-        let (len, end) = (self.end_of(idx) - self.start_of(idx), self.end_of(idx));
+        let end = self.end_of(idx);
+        let len = end - self.start_of(idx);
         let s = &mut self.segs[idx];
         debug_assert!(s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED));
         s.set(Entry::RETRANSMITTED, true);

@@ -613,29 +613,23 @@ impl TcpSocket {
         self.pace_wakeup = None;
         self.tx_blocked = false;
         let data_end = 1 + self.app_written;
-        let fin_pending = self.app_closed && !self.fin_sent;
-        if self.snd_nxt == self.snd_una && self.snd_nxt >= data_end && !fin_pending {
-            // Nothing outstanding and nothing to send (the receiving end of a one-way
-            // transfer, on every segment it answers): what the loop below would conclude,
-            // without reading the window, the pacing state and the board, which sit on lines
-            // of their own. (Without budget it stops before judging the window.)
-            debug_assert!(self.sb.is_empty());
-            if self.tx_budget != 0 {
-                self.cwnd_limited = false;
-            }
-            return;
-        }
-        let pacing = self.paces();
+        // Whether this connection paces, asked only once a send is due later: the answer reads
+        // the congestion control's and RTT estimator's lines, which the receiving end of a
+        // one-way transfer (answering every segment) otherwise never reads.
+        let mut pacing = None;
         loop {
             if self.tx_budget == 0 {
                 self.tx_blocked = self.has_something_to_send(data_end);
                 break;
             }
-            if pacing && self.next_send_at > now && self.has_something_to_send(data_end) {
+            if self.next_send_at > now
+                && *pacing.get_or_insert_with(|| self.paces())
+                && self.has_something_to_send(data_end)
+            {
                 self.pace_wakeup = Some(self.next_send_at);
                 break;
             }
-            if let Some(i) = self.sb.next_to_retransmit() {
+            if let Some(i) = self.next_to_retransmit() {
                 let s = self.sb.get(i);
                 if self.retransmit_now || self.sb.pipe() + s.len() <= self.win.cwnd {
                     self.retransmit_now = false;
@@ -692,10 +686,19 @@ impl TcpSocket {
         self.win.mss - every_segment
     }
 
+    /// The next segment to resend, if any. The board holds exactly `[snd_una, snd_nxt)`, so
+    /// with nothing outstanding it is not read (it sits on lines of its own, which the
+    /// receiving end of a one-way transfer then never touches).
+    fn next_to_retransmit(&mut self) -> Option<usize> {
+        if self.snd_nxt == self.snd_una {
+            debug_assert!(self.sb.is_empty());
+            return None;
+        }
+        self.sb.next_to_retransmit()
+    }
+
     fn has_something_to_send(&mut self, data_end: u64) -> bool {
-        self.sb.next_to_retransmit().is_some()
-            || self.snd_nxt < data_end
-            || (self.app_closed && !self.fin_sent)
+        self.next_to_retransmit().is_some() || self.snd_nxt < data_end || (self.app_closed && !self.fin_sent)
     }
 
     fn emit_data(
@@ -1170,9 +1173,9 @@ mod tests {
         h.data_sent().filter(|s| s.out.retransmission).map(|s| (s.at, s.out.seg.seq)).collect()
     }
 
-    /// With nothing outstanding and nothing to send, `send_data` returns early; it must leave
-    /// the socket as its loop would: `cwnd_limited` cleared only when there was budget to send
-    /// (without budget the loop stops before judging the window).
+    /// With nothing outstanding and nothing to send (the board and pacing state unread),
+    /// `send_data` clears `cwnd_limited` only when there was budget to send: without budget it
+    /// stops before judging the window.
     #[test]
     fn nothing_to_send_leaves_the_state_the_loop_would() {
         for budget in [0, 3] {
