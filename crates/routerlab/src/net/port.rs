@@ -15,6 +15,12 @@
 //!
 //! Serialization time counts the IP datagram plus the link's framing overhead (default 0;
 //! `"38B"` models Ethernet's header, FCS, preamble and inter-frame gap).
+//!
+//! A packet that finds the transmitter idle (so the queue empty) on a port whose queue is a
+//! plain drop-tail goes straight on the wire: the queue would only have counted it going in
+//! and out, and the port counts it instead ([`Port::queue_stats`] adds it back). Most ports of
+//! a large topology (a host's NIC, a switch's port towards one host) hold at most one packet
+//! at a time, and then never touch their queue's memory.
 
 use std::collections::VecDeque;
 
@@ -24,7 +30,7 @@ use crate::mechanisms::taq::FlowObserver;
 use crate::net::fragment::fragment_to_mtu;
 use crate::net::packet::{PacketPool, PipeLink};
 use crate::net::stage::{PortStage, QueueView};
-use crate::qdisc::{AnyQdisc, DropCause, DropList, Qdisc, Verdict};
+use crate::qdisc::{AnyQdisc, DropCause, DropList, Qdisc, QdiscStats, Verdict};
 use crate::rng::SimRng;
 use crate::units::{Rate, SimTime};
 
@@ -36,7 +42,7 @@ pub struct PortStats {
     /// ∫ queue length dt, in packet·ps and byte·ps (for time-averaged occupancy).
     pub queue_area_packets: u128,
     pub queue_area_bytes: u128,
-    /// When the queue length last changed.
+    /// Up to when the integrals are accounted: the queue length has not changed since.
     pub queue_changed_at: SimTime,
     pub tx_packets: u64,
     /// IP bytes sent (framing excluded).
@@ -64,13 +70,15 @@ impl LinkDrops {
 
 /// A port. Fields are in the order the hot path reads them (`repr(C)` keeps it), from the
 /// start of a cache line: the first line holds what an arrival reads (the pipe's tail, the far
-/// end, whether the link is up) and whether the transmitter is free; serialization (rate, the
-/// memo, MTU, framing, loss) and whether there is an observer or a stage end the second; the
-/// counters every packet updates are the third; then the queue discipline (a drop-tail queue's
-/// hot part ends the fifth), and last what only fragments, stages and drops outside the queue
-/// use. A plain port's transmission thus reads its first
-/// [`Port::TRANSMIT_BYTES`], an arrival its first [`Port::ARRIVAL_BYTES`]: what the event loop
-/// prefetches for each (a unit test checks the layout).
+/// end, whether the link is up) and whether the transmitter is free and the queue may be
+/// bypassed; serialization (rate, the memo, MTU, framing, loss), whether there is an observer
+/// or a stage, and the bypass counters end the second; the counters every packet updates are
+/// the third; then the queue discipline (a drop-tail queue's hot part ends the fifth), and
+/// last what only fragments, stages and drops outside the queue use. A packet that bypasses
+/// the queue thus reads the port's first [`Port::BYPASS_BYTES`], a transmission from a
+/// drop-tail queue its first [`Port::TRANSMIT_BYTES`], an arrival its first
+/// [`Port::ARRIVAL_BYTES`]: what the event loop prefetches for each (a unit test checks the
+/// layout).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Port {
@@ -87,24 +95,32 @@ pub struct Port {
     tx_done_pending: bool,
     /// `ready` is not empty: a plain port never reads that far.
     fragments_ready: bool,
+    /// An arrival that finds the transmitter idle may skip the queue: it is a drop-tail that
+    /// would hold any packet up to the MTU unchanged, and no stage or observer watches the port.
+    queue_bypass: bool,
     pub rate: Rate,
     /// The last two (wire bytes, serialization time) pairs: a port sends few distinct sizes
     /// (full segments one way, ACKs the other), and this spares a 64-bit division per packet.
-    tx_memo: [(u64, SimTime); 2],
+    tx_memo_wire: [u32; 2],
+    tx_memo_time: [SimTime; 2],
     /// The rate the memo was computed at (`rate` is public: a change invalidates it).
     tx_memo_rate: Rate,
     /// Independent random loss probability per packet (an impairment).
     pub loss: f64,
     pub framing_bytes: u32,
     /// Largest IP datagram the link carries; larger ones are fragmented at dequeue (or dropped
-    /// if DF is set).
-    pub mtu: u32,
+    /// if DF is set). An IP datagram has at most 65,535 bytes, so a larger MTU is that one.
+    mtu: u16,
+    /// The largest packet that bypassed the queue (for its high-water mark in bytes).
+    bypassed_max_bytes: u16,
     /// A passive flow observer (TAQ's tracker), if the scenario records flow epochs here.
-    pub observer: Option<Box<FlowObserver>>,
+    observer: Option<Box<FlowObserver>>,
     /// Optional stage around the queue (admission before, transform after).
     stage: Option<Box<dyn PortStage>>,
+    /// Packets that bypassed the queue (counted as its own when reporting it).
+    bypassed: u64,
     pub stats: PortStats,
-    pub qdisc: AnyQdisc,
+    qdisc: AnyQdisc,
     /// Packets already taken from the queue and waiting for the transmitter (the fragments of
     /// a datagram, sent back to back).
     ready: VecDeque<PacketId>,
@@ -123,6 +139,8 @@ impl Port {
     /// Bytes from its start that a transmission reads on a plain port, through a drop-tail
     /// queue's hot fields.
     pub const TRANSMIT_BYTES: usize = 5 * 64;
+    /// Bytes from its start that a packet reads which bypasses the queue: up to the counters.
+    pub const BYPASS_BYTES: usize = 3 * 64;
 
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -137,6 +155,7 @@ impl Port {
         qdisc: AnyQdisc,
         loss_rng: SimRng,
     ) -> Port {
+        let mtu = mtu.min(u16::MAX as u32) as u16;
         Port {
             id,
             from,
@@ -147,6 +166,9 @@ impl Port {
             mtu,
             loss,
             up: true,
+            queue_bypass: qdisc.passes_through_when_empty(mtu as u64),
+            bypassed: 0,
+            bypassed_max_bytes: 0,
             qdisc,
             stage: None,
             stage_timer_at: None,
@@ -159,7 +181,8 @@ impl Port {
             loss_rng,
             link_drops: LinkDrops::default(),
             observer: None,
-            tx_memo: [(u64::MAX, SimTime::ZERO); 2],
+            tx_memo_wire: [0; 2],
+            tx_memo_time: [SimTime::ZERO; 2],
             tx_memo_rate: rate,
             stats: PortStats::default(),
         }
@@ -168,6 +191,46 @@ impl Port {
     /// Install a stage around the queue (before the run starts).
     pub fn set_stage(&mut self, stage: Box<dyn PortStage>) {
         self.stage = Some(stage);
+        self.queue_bypass = false;
+    }
+
+    /// Install a flow observer (before the run starts): it sees every arrival.
+    pub fn set_observer(&mut self, observer: FlowObserver) {
+        self.observer = Some(Box::new(observer));
+        self.queue_bypass = false;
+    }
+
+    pub fn observer(&self) -> Option<&FlowObserver> {
+        self.observer.as_deref()
+    }
+
+    /// Replace the queue discipline (before the run starts).
+    pub fn set_qdisc(&mut self, qdisc: AnyQdisc) {
+        self.queue_bypass = self.stage.is_none()
+            && self.observer.is_none()
+            && qdisc.passes_through_when_empty(self.mtu as u64);
+        self.qdisc = qdisc;
+    }
+
+    pub fn qdisc(&self) -> &AnyQdisc {
+        &self.qdisc
+    }
+
+    /// The queue discipline's own state (to replace it, [`Port::set_qdisc`]).
+    pub fn qdisc_mut(&mut self) -> &mut AnyQdisc {
+        &mut self.qdisc
+    }
+
+    /// The queue's counters, including the packets that bypassed it.
+    pub fn queue_stats(&self) -> QdiscStats {
+        let mut stats = self.qdisc.stats();
+        stats.count_passed_through(self.bypassed, self.bypassed_max_bytes as u64);
+        stats
+    }
+
+    /// Largest IP datagram the link carries.
+    pub fn mtu(&self) -> u32 {
+        self.mtu as u32
     }
 
     pub fn stage(&self) -> Option<&dyn PortStage> {
@@ -268,6 +331,20 @@ impl Port {
             dropped(pkt, DropCause::LinkDown, pool);
             return None;
         }
+        // An idle transmitter with nothing pending has an empty queue (whatever waits behind
+        // a transmission has a `TxDone` pending), and its length does not change.
+        if self.queue_bypass && !self.tx_done_pending && self.busy_until <= now {
+            let p = pool.get_mut(pkt);
+            let len = p.ip.total_len;
+            if len <= self.mtu {
+                debug_assert!(self.qdisc.len_packets() == 0 && !self.fragments_ready);
+                debug_assert!(self.qdisc.passes_through_when_empty(len as u64));
+                p.meta.enqueued_at = now;
+                self.bypassed += 1;
+                self.bypassed_max_bytes = self.bypassed_max_bytes.max(len);
+                return self.transmit(now, pkt, false, pool, events, dropped);
+            }
+        }
         self.account_queue(now);
         if let Some(o) = &mut self.observer {
             o.on_arrival(now, pool.get_mut(pkt));
@@ -351,11 +428,11 @@ impl Port {
                         }
                     }
                 };
-                if pool.get(p).ip_len() <= self.mtu {
+                if pool.get(p).ip_len() <= self.mtu() {
                     break Some(p);
                 }
                 // Dequeue-side transform: fragment to the link's MTU, fragments back to back.
-                if fragment_to_mtu(pool, p, self.mtu, &mut self.ready) {
+                if fragment_to_mtu(pool, p, self.mtu(), &mut self.ready) {
                     self.fragments_ready = true;
                     break self.ready.pop_front();
                 }
@@ -370,6 +447,22 @@ impl Port {
             dropped(p, cause, pool);
         }
         let p = next?;
+        let waiting = self.has_waiting();
+        self.transmit(now, p, waiting, pool, events, dropped)
+    }
+
+    /// Serialize `p` from `now` and put it on the wire (unless the link loses it); `waiting`:
+    /// packets wait behind it. Returns `p` if it went on the wire.
+    #[inline]
+    fn transmit(
+        &mut self,
+        now: SimTime,
+        p: PacketId,
+        waiting: bool,
+        pool: &mut PacketPool,
+        events: &mut EventQueue,
+        dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
+    ) -> Option<PacketId> {
         let ip_len = pool.get(p).ip_len() as u64;
         let t = self.tx_time(ip_len + self.framing_bytes as u64);
         let end = now + t;
@@ -377,7 +470,7 @@ impl Port {
         self.stats.busy += t;
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += ip_len;
-        if self.has_waiting() {
+        if waiting {
             events.push(end, Event::TxDone(self.id));
             self.tx_done_pending = true;
         }
@@ -400,17 +493,21 @@ impl Port {
     #[inline]
     fn tx_time(&mut self, wire: u64) -> SimTime {
         if self.tx_memo_rate != self.rate {
-            self.tx_memo = [(u64::MAX, SimTime::ZERO); 2];
+            (self.tx_memo_wire, self.tx_memo_time) = Default::default();
             self.tx_memo_rate = self.rate;
         }
-        if self.tx_memo[0].0 == wire {
-            return self.tx_memo[0].1;
+        // An IP datagram (< 2^16 bytes) plus any sane framing fits a u32. An empty slot
+        // remembers 0 bytes taking no time, which is true.
+        let Ok(w) = u32::try_from(wire) else { return self.rate.tx_time(wire) };
+        if self.tx_memo_wire[0] == w {
+            return self.tx_memo_time[0];
         }
-        if self.tx_memo[1].0 == wire {
-            return self.tx_memo[1].1;
+        if self.tx_memo_wire[1] == w {
+            return self.tx_memo_time[1];
         }
         let t = self.rate.tx_time(wire);
-        self.tx_memo = [(wire, t), self.tx_memo[0]];
+        self.tx_memo_wire = [w, self.tx_memo_wire[0]];
+        self.tx_memo_time = [t, self.tx_memo_time[0]];
         t
     }
 
@@ -497,10 +594,11 @@ mod tests {
 
     use super::*;
     use crate::ids::HostId;
-    use crate::net::packet::{Packet, TcpSegment};
+    use crate::net::packet::{Ecn, Packet, TcpSegment};
     use crate::qdisc::{DropTail, DropTailParams};
     use crate::rng::StreamId;
     use crate::units::Size;
+    use proptest::prelude::*;
 
     fn test_limit() -> DropTailParams {
         DropTailParams { limit: Size::Packets(10), ecn_threshold: None }
@@ -558,6 +656,110 @@ mod tests {
         assert_eq!(port.pipe_tail, None);
     }
 
+    /// Arrivals at the far end with the packet's ECN field, the port's counters and its
+    /// queue's, and the drops by cause.
+    type PortRun = (Vec<(SimTime, PacketId, Ecn)>, PortStats, QdiscStats, Vec<DropCause>);
+
+    /// Offer `arrivals` (time, TCP payload bytes, ECN-capable) to `port` and run it dry.
+    fn run_port(port: &mut Port, arrivals: &[(SimTime, u32, bool)]) -> PortRun {
+        let (mut pool, mut events, mut drops) = (PacketPool::new(), EventQueue::new(), Vec::new());
+        let mut lost = Vec::new();
+        let mut free = |p, cause, pool: &mut PacketPool| {
+            lost.push(cause);
+            pool.free(p)
+        };
+        let mut out = Vec::new();
+        let mut next = arrivals.iter().peekable();
+        loop {
+            let due = events.peek().map(|(t, _)| t);
+            match next.peek() {
+                // Arrivals go first at equal times, as a link's arrival event would.
+                Some(&&(t, payload_len, ect)) if due.is_none_or(|d| t <= d) => {
+                    next.next();
+                    let seg = TcpSegment { payload_len, ..Default::default() };
+                    let mut pkt = Packet::tcp_for_test(HostId(0), HostId(1), seg);
+                    pkt.ip.set_ecn(if ect { Ecn::Ect0 } else { Ecn::NotEct });
+                    let p = pool.alloc(pkt);
+                    port.enqueue(t, p, &mut pool, &mut events, &mut drops, &mut free);
+                }
+                _ => match events.pop() {
+                    Some((t, Event::TxDone(_))) => {
+                        port.on_tx_done(t, &mut pool, &mut events, &mut drops, &mut free);
+                    }
+                    Some((t, Event::Arrive(_, p, _))) => {
+                        port.on_arrive(p, &mut pool, &mut events);
+                        out.push((t, p, pool.get(p).ip.ecn()));
+                        pool.free(p);
+                    }
+                    Some((_, e)) => panic!("unexpected {e:?}"),
+                    None => break,
+                },
+            }
+        }
+        // Up to when the areas are accounted is bookkeeping (they do not change while the
+        // queue is empty); the areas themselves are compared.
+        let stats = PortStats { queue_changed_at: SimTime::ZERO, ..port.stats.clone() };
+        (out, stats, port.queue_stats(), lost)
+    }
+
+    proptest! {
+        /// A packet that bypasses the queue leaves exactly as one that went through it would:
+        /// the same arrivals at the far end, marks, drops, busy time, queue occupancy and queue
+        /// counters, whatever the load (idle, bursts that fill the queue, oversized packets).
+        #[test]
+        fn bypassing_the_queue_changes_nothing_but_speed(
+            arrivals in proptest::collection::vec((0u64..30_000, prop_oneof![Just(0u32), Just(1460), 0..1600u32], any::<bool>()), 0..80),
+            byte_limit in any::<bool>(),
+            ecn in any::<bool>(),
+        ) {
+            let mut t = SimTime::ZERO;
+            let arrivals: Vec<_> = arrivals.into_iter().map(|(gap_ns, len, ect)| {
+                t += SimTime::from_ns(gap_ns);
+                (t, len, ect)
+            }).collect();
+            let params = DropTailParams {
+                limit: if byte_limit { Size::Bytes(4500) } else { Size::Packets(3) },
+                ecn_threshold: ecn.then_some(Size::Packets(1)),
+            };
+            let mut bypassing = test_port(AnyQdisc::DropTail(DropTail::new(params)));
+            let mut queueing = test_port(AnyQdisc::DropTail(DropTail::new(params)));
+            prop_assert!(bypassing.queue_bypass);
+            queueing.queue_bypass = false;
+            let a = run_port(&mut bypassing, &arrivals);
+            let b = run_port(&mut queueing, &arrivals);
+            prop_assert_eq!(&a, &b);
+            let end = t + SimTime::from_ms(1); // after the last departure
+            prop_assert_eq!(bypassing.mean_queue_bytes(end), queueing.mean_queue_bytes(end));
+            prop_assert_eq!(queueing.bypassed, 0);
+            // Every packet that reached the port when it was idle (the first, at least).
+            prop_assert!(arrivals.is_empty() || bypassing.bypassed > 0);
+        }
+    }
+
+    /// Only a port whose queue would hold any packet unchanged and that nothing else watches
+    /// lets packets past its queue.
+    #[test]
+    fn what_keeps_packets_in_the_queue() {
+        let droptail =
+            |limit, ecn_threshold| AnyQdisc::DropTail(DropTail::new(DropTailParams { limit, ecn_threshold }));
+        assert!(test_port(droptail(Size::Packets(1), Some(Size::Packets(1)))).queue_bypass);
+        assert!(test_port(droptail(Size::Bytes(1500), None)).queue_bypass);
+        // An MTU-sized packet would not fit, or an empty queue already marks.
+        assert!(!test_port(droptail(Size::Bytes(1499), None)).queue_bypass);
+        assert!(!test_port(droptail(Size::Packets(0), None)).queue_bypass);
+        assert!(!test_port(droptail(Size::Packets(10), Some(Size::Bytes(0)))).queue_bypass);
+        // A flow observer sees every arrival.
+        let mut observed = test_port(droptail(Size::Packets(10), None));
+        observed.set_observer(FlowObserver::new(Default::default()));
+        assert!(!observed.queue_bypass);
+        // Replacing the queue re-decides.
+        let mut port = test_port(droptail(Size::Packets(0), None));
+        port.set_qdisc(droptail(Size::Packets(10), None));
+        assert!(port.queue_bypass);
+        observed.set_qdisc(droptail(Size::Packets(10), None));
+        assert!(!observed.queue_bypass);
+    }
+
     #[test]
     fn what_every_packet_reads_is_in_the_first_three_cache_lines() {
         assert_eq!(align_of::<Port>(), 64, "a port starts a cache line");
@@ -565,17 +767,27 @@ mod tests {
         for end in [
             offset_of!(Port, pipe_tail) + size_of::<Option<PacketId>>(),
             offset_of!(Port, tx_done_pending) + 1,
+            offset_of!(Port, queue_bypass) + 1,
         ] {
             assert!(end <= 64, "arrival fields end at byte {end}");
         }
         const { assert!(Port::ARRIVAL_BYTES >= 64) };
-        // Serialization and whether there is an observer or a stage, by the end of the
-        // second line.
-        assert!(offset_of!(Port, mtu) + 4 <= 128);
-        assert!(offset_of!(Port, stage) + size_of::<Option<Box<dyn PortStage>>>() <= 128);
-        // The counters every packet updates, by the end of the third.
+        // Serialization, whether there is an observer or a stage, and the bypass counters,
+        // by the end of the second line.
+        for end in [
+            offset_of!(Port, tx_memo_time) + size_of::<[SimTime; 2]>(),
+            offset_of!(Port, mtu) + 2,
+            offset_of!(Port, bypassed_max_bytes) + 2,
+            offset_of!(Port, stage) + size_of::<Option<Box<dyn PortStage>>>(),
+            offset_of!(Port, bypassed) + 8,
+        ] {
+            assert!(end <= 128, "serialization fields end at byte {end}");
+        }
+        // The counters every packet updates, by the end of the third: all a packet that
+        // bypasses the queue reads.
         let counters_end = offset_of!(Port, stats) + offset_of!(PortStats, busy) + 8;
         assert!(counters_end <= 3 * 64, "per-packet counters end at byte {counters_end}");
+        const { assert!(Port::BYPASS_BYTES >= 3 * 64) };
         // A drop-tail queue's hot fields, within what a transmission prefetches.
         let port = test_port(AnyQdisc::DropTail(DropTail::new(test_limit())));
         let AnyQdisc::DropTail(q) = &port.qdisc else { unreachable!() };

@@ -40,6 +40,17 @@ impl DropTail {
     pub fn new(params: DropTailParams) -> DropTail {
         DropTail { fifo: PacketFifo::default(), params, stats: QdiscStats::default() }
     }
+
+    /// Would every packet of at most `max_len` bytes arriving at the empty queue be queued
+    /// unchanged: held by the limit, and not marked (a threshold of 0 marks at an empty
+    /// queue)? Then an idle port may put such a packet straight on the wire ([`Port`]'s queue
+    /// bypass), and the queue would have done nothing but count it.
+    ///
+    /// [`Port`]: crate::net::port::Port
+    pub fn passes_through_when_empty(&self, max_len: u64) -> bool {
+        !self.params.limit.exceeded_by(0, 0, max_len)
+            && self.params.ecn_threshold.is_none_or(|k| !PacketFifo::default().at_or_above(k))
+    }
 }
 
 impl Qdisc for DropTail {

@@ -143,6 +143,16 @@ impl QdiscStats {
         self.high_water_packets = self.high_water_packets.max(packets as u64);
         self.high_water_bytes = self.high_water_bytes.max(bytes);
     }
+    /// Count `packets` that went past the empty queue (see [`DropTail::passes_through_when_empty`]),
+    /// the largest of `max_bytes`, as the queue would have: each enqueued into an empty queue
+    /// and dequeued.
+    pub fn count_passed_through(&mut self, packets: u64, max_bytes: u64) {
+        if packets > 0 {
+            self.enqueued += packets;
+            self.dequeued += packets;
+            self.note_occupancy(1, max_bytes);
+        }
+    }
 }
 
 /// Packets a queue discipline (or a port's stage) let go of besides the one its verdict
@@ -259,6 +269,16 @@ impl std::fmt::Debug for AnyQdisc {
 }
 
 impl AnyQdisc {
+    /// Would this discipline queue every packet of at most `max_len` bytes that finds it empty,
+    /// unchanged, and change no state but its counters? Only a plain drop-tail can say yes (RED
+    /// ages its average, the fair queues and the mechanisms keep per-flow state).
+    pub fn passes_through_when_empty(&self, max_len: u64) -> bool {
+        match self {
+            AnyQdisc::DropTail(q) => q.passes_through_when_empty(max_len),
+            _ => false,
+        }
+    }
+
     pub fn kind(&self) -> &'static str {
         match self {
             AnyQdisc::DropTail(_) => "droptail",

@@ -312,12 +312,10 @@ impl Simulation {
             actions: Vec::new(),
         };
         for &port in &spec.output.measure.flow_epochs {
-            match &mut sim.net.ports[port.idx()].qdisc {
+            let port = &mut sim.net.ports[port.idx()];
+            match port.qdisc_mut() {
                 AnyQdisc::Taq(q) => q.tracker.record_epochs(),
-                _ => {
-                    sim.net.ports[port.idx()].observer =
-                        Some(Box::new(FlowObserver::new(TrackerParams::default())))
-                }
+                _ => port.set_observer(FlowObserver::new(TrackerParams::default())),
             }
         }
         // Stages the topology installed may want their first timer.
@@ -537,7 +535,7 @@ impl Simulation {
 
     /// Replace a port's queue discipline (before the run starts).
     pub fn set_qdisc(&mut self, port: PortId, qdisc: crate::qdisc::AnyQdisc) {
-        self.net.ports[port.idx()].qdisc = qdisc;
+        self.net.ports[port.idx()].set_qdisc(qdisc);
     }
 
     /// Install a stage (admission / transform / timer) around a port's queue.
@@ -647,9 +645,10 @@ impl Simulation {
                 self.pool.prefetch(pkt, at_host);
                 crate::engine::prefetch_first(&self.net.ports[port.idx()], Port::ARRIVAL_BYTES);
                 // At a switch with one way on, the port the packet will leave by (with several,
-                // the choice needs the packet).
+                // the choice needs the packet): what a packet that bypasses its queue reads,
+                // for a port that is not busy is the one whose lines are cold.
                 if !at_host && let Some(egress) = self.net.routes.only_next_hop(node, dst) {
-                    crate::engine::prefetch_first(&self.net.ports[egress.idx()], Port::TRANSMIT_BYTES);
+                    crate::engine::prefetch_first(&self.net.ports[egress.idx()], Port::BYPASS_BYTES);
                 }
             }
             Some((_, &Event::TxDone(port))) => {
@@ -942,12 +941,12 @@ impl Simulation {
             self.subflow_segment(ep, s, &p);
             return;
         }
-        // What the socket's answer will need (its flow, its host's NIC), loaded while the
-        // socket works.
+        // What the socket's answer will need (its flow, its host's NIC as far as a packet
+        // that bypasses the queue reads), loaded while the socket works.
         crate::engine::prefetch(&self.conns[c.idx()]);
         crate::engine::prefetch_first(
             &self.net.ports[self.net.host_nic[host.idx()].idx()],
-            Port::TRANSMIT_BYTES,
+            Port::BYPASS_BYTES,
         );
         // The segment is read where it lies (a copy of the packet would cost more than the
         // socket's work on a pure ACK), then its slot is freed.
@@ -1042,7 +1041,7 @@ impl Simulation {
         let Simulation { eps, pool, conns, net, mptcp, .. } = self;
         let e = &mut eps[ep.idx()];
         let (src, dst, conn, peer) = (e.host, e.peer_host, e.conn, e.peer);
-        e.sock.set_tx_budget(nic_data_budget(&net.ports[net.host_nic[src.idx()].idx()].qdisc));
+        e.sock.set_tx_budget(nic_data_budget(net.ports[net.host_nic[src.idx()].idx()].qdisc()));
         let c = &mut conns[conn.idx()];
         let mut hash = c.flow_hash;
         if let Some(s) = e.subflow {

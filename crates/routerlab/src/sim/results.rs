@@ -25,7 +25,7 @@ use super::{Carrier, Simulation};
 use std::collections::HashMap;
 
 use crate::mechanisms::taq::{EpochLog, FlowKey};
-use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
+use crate::qdisc::{AnyQdisc, DropCause};
 use crate::tcp::TcpStats;
 use crate::tcp::cc::AnyCc;
 
@@ -267,7 +267,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         .ports
         .iter()
         .map(|p| {
-            let qs = p.qdisc.stats();
+            let qs = p.queue_stats();
             let drops = qs.total_drops() + p.link_drops.total();
             drops_total += drops;
             LinkRow {
@@ -279,7 +279,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
                 drops,
                 cuts: qs.drops[DropCause::PayloadCut as usize],
                 header_drops: qs.drops[DropCause::HeaderOverflow as usize],
-                cp_overload_s: match &p.qdisc {
+                cp_overload_s: match p.qdisc() {
                     AnyQdisc::Cp(q) => q.overloaded().as_secs_f64(),
                     _ => 0.0,
                 },
@@ -355,7 +355,7 @@ fn flow_epochs(sim: &Simulation) -> Option<FlowEpochRows> {
     let mut rows = FlowEpochRows::default();
     for &port in ports {
         let p = &sim.net.ports[port.idx()];
-        let mut tracker = match (&p.qdisc, &p.observer) {
+        let mut tracker = match (p.qdisc(), p.observer()) {
             (AnyQdisc::Taq(q), _) => q.tracker.clone(),
             (_, Some(o)) => o.tracker.clone(),
             _ => continue,
