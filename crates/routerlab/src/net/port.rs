@@ -88,7 +88,6 @@ pub struct Port {
     busy_until: SimTime,
     pub delay: SimTime,
     pub id: PortId,
-    pub from: NodeId,
     pub to: NodeId,
     pub up: bool,
     /// A `TxDone` event is pending (at `busy_until`).
@@ -98,6 +97,9 @@ pub struct Port {
     /// An arrival that finds the transmitter idle may skip the queue: it is a drop-tail that
     /// would hold any packet up to the MTU unchanged, and no stage or observer watches the port.
     queue_bypass: bool,
+    /// With `queue_bypass`: the empty queue's room (its capacity) in full-sized packets, so
+    /// that a host asking how much its idle NIC takes reads no further than this line.
+    empty_room: u32,
     pub rate: Rate,
     /// The last two (wire bytes, serialization time) pairs: a port sends few distinct sizes
     /// (full segments one way, ACKs the other), and this spares a 64-bit division per packet.
@@ -129,6 +131,7 @@ pub struct Port {
     staged: VecDeque<PacketId>,
     /// Earliest pending stage timer.
     pub stage_timer_at: Option<SimTime>,
+    pub from: NodeId,
     loss_rng: SimRng,
     pub link_drops: LinkDrops,
 }
@@ -156,7 +159,7 @@ impl Port {
         loss_rng: SimRng,
     ) -> Port {
         let mtu = mtu.min(u16::MAX as u32) as u16;
-        Port {
+        let mut port = Port {
             id,
             from,
             to,
@@ -166,7 +169,8 @@ impl Port {
             mtu,
             loss,
             up: true,
-            queue_bypass: qdisc.passes_through_when_empty(mtu as u64),
+            queue_bypass: false,
+            empty_room: 0,
             bypassed: 0,
             bypassed_max_bytes: 0,
             qdisc,
@@ -185,19 +189,34 @@ impl Port {
             tx_memo_time: [SimTime::ZERO; 2],
             tx_memo_rate: rate,
             stats: PortStats::default(),
-        }
+        };
+        port.decide_bypass();
+        port
+    }
+
+    /// May arrivals at an idle transmitter skip the queue (see the module's comment)? Also
+    /// notes the empty queue's room, which for a drop-tail is its capacity.
+    fn decide_bypass(&mut self) {
+        debug_assert_eq!(self.qdisc.len_packets(), 0, "decided before the run");
+        let room = self.qdisc.room_packets().and_then(|r| u32::try_from(r).ok());
+        self.queue_bypass = self.stage.is_none()
+            && self.observer.is_none()
+            && self.qdisc.passes_through_when_empty(self.mtu as u64)
+            && room.is_some()
+            && self.qdisc.capacity_packets() == room.map(|r| r as usize);
+        self.empty_room = room.unwrap_or(0);
     }
 
     /// Install a stage around the queue (before the run starts).
     pub fn set_stage(&mut self, stage: Box<dyn PortStage>) {
         self.stage = Some(stage);
-        self.queue_bypass = false;
+        self.decide_bypass();
     }
 
     /// Install a flow observer (before the run starts): it sees every arrival.
     pub fn set_observer(&mut self, observer: FlowObserver) {
         self.observer = Some(Box::new(observer));
-        self.queue_bypass = false;
+        self.decide_bypass();
     }
 
     pub fn observer(&self) -> Option<&FlowObserver> {
@@ -206,10 +225,8 @@ impl Port {
 
     /// Replace the queue discipline (before the run starts).
     pub fn set_qdisc(&mut self, qdisc: AnyQdisc) {
-        self.queue_bypass = self.stage.is_none()
-            && self.observer.is_none()
-            && qdisc.passes_through_when_empty(self.mtu as u64);
         self.qdisc = qdisc;
+        self.decide_bypass();
     }
 
     pub fn qdisc(&self) -> &AnyQdisc {
@@ -270,6 +287,25 @@ impl Port {
             s.on_timer(now, &view);
         }
         self.arm_stage_timer(now, events);
+    }
+
+    /// Full-sized packets the queue has room for (None: unbounded). A port that may bypass
+    /// its queue knows it is empty, and its room, from its first line while nothing waits.
+    #[inline]
+    pub fn room_packets(&self) -> Option<usize> {
+        if self.queue_bypass && !self.tx_done_pending {
+            return Some(self.empty_room as usize);
+        }
+        self.qdisc.room_packets()
+    }
+
+    /// The queue's capacity in full-sized packets (None: unbounded).
+    #[inline]
+    pub fn capacity_packets(&self) -> Option<usize> {
+        if self.queue_bypass {
+            return Some(self.empty_room as usize);
+        }
+        self.qdisc.capacity_packets()
     }
 
     /// Packets waiting in the queue (not counting the one being transmitted).
@@ -671,6 +707,9 @@ mod tests {
         let mut out = Vec::new();
         let mut next = arrivals.iter().peekable();
         loop {
+            // What a host asks of its NIC, answered from the port's first line when it can.
+            assert_eq!(port.room_packets(), port.qdisc.room_packets());
+            assert_eq!(port.capacity_packets(), port.qdisc.capacity_packets());
             let due = events.peek().map(|(t, _)| t);
             match next.peek() {
                 // Arrivals go first at equal times, as a link's arrival event would.
@@ -705,7 +744,8 @@ mod tests {
     proptest! {
         /// A packet that bypasses the queue leaves exactly as one that went through it would:
         /// the same arrivals at the far end, marks, drops, busy time, queue occupancy and queue
-        /// counters, whatever the load (idle, bursts that fill the queue, oversized packets).
+        /// counters, whatever the load (idle, bursts that fill the queue, oversized packets);
+        /// and the port tells the queue's room as the queue would.
         #[test]
         fn bypassing_the_queue_changes_nothing_but_speed(
             arrivals in proptest::collection::vec((0u64..30_000, prop_oneof![Just(0u32), Just(1460), 0..1600u32], any::<bool>()), 0..80),
@@ -768,6 +808,8 @@ mod tests {
             offset_of!(Port, pipe_tail) + size_of::<Option<PacketId>>(),
             offset_of!(Port, tx_done_pending) + 1,
             offset_of!(Port, queue_bypass) + 1,
+            offset_of!(Port, empty_room) + 4,
+            offset_of!(Port, to) + 4,
         ] {
             assert!(end <= 64, "arrival fields end at byte {end}");
         }

@@ -43,7 +43,7 @@ use crate::net::packet::{
 };
 use crate::net::port::Port;
 use crate::net::{Network, TopologySpec};
-use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
+use crate::qdisc::{AnyQdisc, DropCause};
 use crate::rng::{SimRng, StreamId, splitmix64};
 use crate::tcp::cc::{AnyCc, Lia, lia_alpha};
 use crate::tcp::{TcpConfig, TcpSocket, Transmit};
@@ -1041,7 +1041,7 @@ impl Simulation {
         let Simulation { eps, pool, conns, net, mptcp, .. } = self;
         let e = &mut eps[ep.idx()];
         let (src, dst, conn, peer) = (e.host, e.peer_host, e.conn, e.peer);
-        e.sock.set_tx_budget(nic_data_budget(net.ports[net.host_nic[src.idx()].idx()].qdisc()));
+        e.sock.set_tx_budget(nic_data_budget(&net.ports[net.host_nic[src.idx()].idx()]));
         let c = &mut conns[conn.idx()];
         let mut hash = c.flow_hash;
         if let Some(s) = e.subflow {
@@ -1216,7 +1216,7 @@ impl Transmit for SegmentsToPackets<'_> {
 /// Data segments a host's sockets may hand its NIC now. Data may fill at most half of the NIC
 /// queue, the rest is kept for the host's ACKs and control packets, so a host never drops its
 /// own packets (Linux's TCP small queues keep a socket's data in the qdisc far shorter).
-fn nic_data_budget(nic: &crate::qdisc::AnyQdisc) -> u32 {
+fn nic_data_budget(nic: &Port) -> u32 {
     match (nic.room_packets(), nic.capacity_packets()) {
         (Some(room), Some(cap)) => room.saturating_sub(cap / 2).min(u32::MAX as usize) as u32,
         _ => u32::MAX,
