@@ -283,7 +283,7 @@ impl Measurements {
                 let s = &mut self.latency_series;
                 s.probe.push(k as u32);
                 s.t_s.push(now.as_secs_f64());
-                s.latency_s.push((now - p.meta.probe_at).as_secs_f64());
+                s.latency_s.push((now - p.probe_at).as_secs_f64());
                 s.flow_id.push(p.meta.conn.0);
                 p.meta.probe = 0;
             }
@@ -300,7 +300,7 @@ impl Measurements {
             {
                 probe.taken += 1;
                 p.meta.probe = k as u8 + 1;
-                p.meta.probe_at = now;
+                p.probe_at = now;
                 return;
             }
         }

@@ -847,8 +847,7 @@ impl Simulation {
         }
         let total = bytes.clamp(IPV4_HEADER_BYTES + UDP_HEADER_BYTES, u16::MAX as u32);
         let (src, hash) = (conn.src, conn.flow_hash);
-        let p =
-            udp_datagram(src, conn.dst, total, false, &mut conn.next_ip_id, c, hash, MetaFlags::UNBOUND, now);
+        let p = udp_datagram(src, conn.dst, total, false, &mut conn.next_ip_id, c, hash, MetaFlags::UNBOUND);
         let mut out = std::mem::take(&mut self.egress);
         out.push(self.pool.alloc(p));
         self.host_egress(src, &mut out);
@@ -1070,7 +1069,6 @@ impl Simulation {
                 conn,
                 peer,
                 flow_hash: hash,
-                now,
                 dont_fragment,
                 sp_sender,
             },
@@ -1080,7 +1078,7 @@ impl Simulation {
             // discarded by the receiving host. We send it as a datagram of its own; the paper
             // does not say what carries it.
             let flags = MetaFlags::DISCARD;
-            let ind = udp_datagram(src, dst, size, true, &mut c.next_ip_id, conn, hash, flags, now);
+            let ind = udp_datagram(src, dst, size, true, &mut c.next_ip_id, conn, hash, flags);
             out.push(pool.alloc(ind));
         }
         if let Some(t) = e.sock.poll_at()
@@ -1173,7 +1171,6 @@ struct SegmentsToPackets<'a> {
     conn: ConnId,
     peer: EpId,
     flow_hash: u32,
-    now: SimTime,
     dont_fragment: bool,
     sp_sender: bool,
 }
@@ -1183,7 +1180,7 @@ impl Transmit for SegmentsToPackets<'_> {
     fn emit(&mut self, ecn: Ecn, _retransmission: bool, write: impl FnOnce(&mut TcpSegment)) {
         let id = *self.next_ip_id;
         *self.next_ip_id = id.wrapping_add(1);
-        let SegmentsToPackets { src, dst, conn, peer, flow_hash, now, dont_fragment, sp_sender, .. } = *self;
+        let SegmentsToPackets { src, dst, conn, peer, flow_hash, dont_fragment, sp_sender, .. } = *self;
         self.out.push(self.pool.alloc_with(|p| {
             write(&mut p.tcp);
             let total = IPV4_HEADER_BYTES + p.tcp.header_len() + p.tcp.payload_len;
@@ -1204,7 +1201,6 @@ impl Transmit for SegmentsToPackets<'_> {
                 conn,
                 dst_ep: peer,
                 flow_hash,
-                created_at: now,
                 flags: if sp_sender { MetaFlags::SP_SENDER } else { MetaFlags::NONE },
                 ..Default::default()
             };
@@ -1265,7 +1261,6 @@ fn udp_datagram(
     conn: ConnId,
     flow_hash: u32,
     flags: MetaFlags,
-    now: SimTime,
 ) -> Packet {
     let ip = Ipv4Header {
         src,
@@ -1278,7 +1273,7 @@ fn udp_datagram(
         ..Default::default()
     };
     *ip_id = ip_id.wrapping_add(1);
-    let meta = PacketMeta { conn, flow_hash, created_at: now, flags, ..Default::default() };
+    let meta = PacketMeta { conn, flow_hash, flags, ..Default::default() };
     Packet { ip, meta, ..Default::default() }
 }
 
