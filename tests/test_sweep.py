@@ -320,11 +320,11 @@ def test_ctrl_c_stops_the_pool_keeps_the_runs_done_and_the_rerun_finishes(
 def test_a_failing_run_is_reported_the_others_complete_and_it_is_retried_on_request(
     tmp_path: Path, base: Path
 ):
-    grid = {"run.duration": ["0.1s", "30s"]}  # the long one takes seconds: over the limit
+    grid = {"run.duration": ["0.1s", "300s"]}  # the long one takes ~0.5 s: over the limit
     out = tmp_path / "c"
     c = routerlab.sweep(base, grid=grid, seeds=2, out=out, timeout=0.1, report=False)
     failed = c.failures()
-    assert [f["params"] for f in failed] == [{"run.duration": "30s"}] * 2
+    assert [f["params"] for f in failed] == [{"run.duration": "300s"}] * 2
     assert all("RunTimeout: timed out after 0.1 s" in f["error"] for f in failed)
     assert list(c.table()["run.duration"]) == ["0.1s", "0.1s"]
     # Rerun: the failures are not retried unless asked.
@@ -334,7 +334,7 @@ def test_a_failing_run_is_reported_the_others_complete_and_it_is_retried_on_requ
     assert not retried.failures() and len(retried.table()) == 4
     assert json.loads((out / "manifest.json").read_text())["failed"] == {}
     # A failure belongs to its sweep: another grid in the same directory does not list it.
-    routerlab.sweep(base, grid={"run.duration": ["0.1s", "30s"]}, seeds=3, out=out, timeout=0.1)
+    routerlab.sweep(base, grid={"run.duration": ["0.1s", "300s"]}, seeds=3, out=out, timeout=0.1)
     narrower = routerlab.sweep(base, grid={"run.duration": "0.1s"}, seeds=3, out=out, report=False)
     assert narrower.failures() == [] and len(narrower.table()) == 3
 
@@ -342,7 +342,7 @@ def test_a_failing_run_is_reported_the_others_complete_and_it_is_retried_on_requ
 def test_the_command_reports_failures_with_exit_status_1(tmp_path: Path, base: Path):
     f = tmp_path / "fail.toml"
     f.write_text(
-        f'[sweep]\nbase = "{base.name}"\ntimeout = 0.1\n[grid]\n"run.duration" = ["0.1s", "30s"]\n'
+        f'[sweep]\nbase = "{base.name}"\ntimeout = 0.1\n[grid]\n"run.duration" = ["0.1s", "300s"]\n'
     )
     r = cli("sweep", str(f), "--out", str(tmp_path / "o"), "--progress", "--jobs", "1")
     assert r.returncode == 1
