@@ -239,6 +239,8 @@ impl Port {
         self.decide_bypass();
     }
 
+    /// The queue discipline. Its own counters miss the packets that bypassed it: read them
+    /// through [`Port::queue_stats`].
     pub fn qdisc(&self) -> &AnyQdisc {
         &self.qdisc
     }
