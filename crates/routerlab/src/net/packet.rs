@@ -82,36 +82,48 @@ pub struct SackBlock {
 }
 
 /// Up to [`MAX_SACK_BLOCKS`] blocks, most recent first (RFC 2018 §4).
+///
+/// The list ends at its first empty block (`left == right`, which no SACK block and no CP
+/// PACK is), and every block after that one is empty too: no length field, whose padding
+/// would take a line of every packet (a TCP header then fits the two lines after the one
+/// every hop reads; docs/performance.md, optimization 29).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub struct SackList {
     blocks: [SackBlock; MAX_SACK_BLOCKS],
-    len: u8,
 }
 
 impl SackList {
     pub fn new() -> SackList {
         SackList::default()
     }
+    /// Append `b` (not empty); false if the list is full.
     pub fn push(&mut self, b: SackBlock) -> bool {
-        if (self.len as usize) < MAX_SACK_BLOCKS {
-            self.blocks[self.len as usize] = b;
-            self.len += 1;
+        debug_assert_ne!(b.left, b.right, "an empty block would end the list");
+        let n = self.len();
+        if n < MAX_SACK_BLOCKS {
+            self.blocks[n] = b;
             true
         } else {
             false
         }
     }
     pub fn as_slice(&self) -> &[SackBlock] {
-        &self.blocks[..self.len as usize]
+        &self.blocks[..self.len()]
     }
+    #[inline]
     pub fn len(&self) -> usize {
-        self.len as usize
+        // The non-empty blocks are the first ones: count them, without a branch per block.
+        self.blocks.iter().map(|b| (b.left != b.right) as usize).sum()
     }
+    #[inline]
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.blocks[0].left == self.blocks[0].right
     }
+    #[inline]
     pub fn clear(&mut self) {
-        self.len = 0;
+        if !self.is_empty() {
+            *self = SackList::default();
+        }
     }
 }
 
@@ -275,8 +287,8 @@ pub struct PacketMeta {
     pub hops: u8,
     /// One-bit facts (see [`MetaFlags`]), packed to keep the metadata in the first cache line.
     pub flags: MetaFlags,
-    /// Measurement: latency probe index + 1 (0: not sampled; the time it was stamped is
-    /// [`Packet::probe_at`], off the line every hop reads).
+    /// Measurement: latency probe index + 1 (0: not sampled; when it was stamped is
+    /// [`Packet::probe_stamp`]'s entry in the measurements).
     pub probe: u8,
 }
 
@@ -343,22 +355,24 @@ impl Default for PipeLink {
 ///
 /// Field order matters for speed: what every hop reads (the IP header, the flow hash, the
 /// queueing timestamp, the pipe link) is exactly the first cache line, and a packet slot
-/// starts one, so a switch reads one line of it; the probe's timestamp and the TCP header,
-/// with its SACK blocks, are read only at the endpoints.
+/// starts one, so a switch reads one line of it; the TCP header, with its SACK blocks, is
+/// read only at the endpoints, and fills the next two lines exactly: a slot is three lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(C, align(64))]
 pub struct Packet {
     pub ip: Ipv4Header,
+    /// Measurement: while `meta.probe` is set, which of the measurements' stamps holds the
+    /// time the probe was taken (in the four bytes the IP header leaves before the metadata;
+    /// a copy of the packet, as a fragment or reassembled, carries it along).
+    pub probe_stamp: u32,
     pub meta: PacketMeta,
     pub pipe: PipeLink,
-    /// Measurement: when a latency probe was stamped (meaningful while `meta.probe` is set).
-    pub probe_at: SimTime,
     pub tcp: TcpSegment,
 }
 
 impl Packet {
     /// What a switch reads of a plain packet: the IP header, the metadata and the pipe link.
-    pub const FORWARDING_BYTES: usize = std::mem::offset_of!(Packet, probe_at);
+    pub const FORWARDING_BYTES: usize = std::mem::offset_of!(Packet, tcp);
 
     /// Bytes on the wire at the IP layer (the datagram or fragment length).
     #[inline]
@@ -505,6 +519,54 @@ mod tests {
         let pipe_end = std::mem::offset_of!(Packet, pipe) + std::mem::size_of::<PipeLink>();
         assert!(pipe_end <= Packet::FORWARDING_BYTES && Packet::FORWARDING_BYTES <= 64);
         assert!(Packet::FORWARDING_BYTES < std::mem::size_of::<Packet>());
+        assert_eq!(std::mem::size_of::<Packet>(), 3 * 64, "the TCP header fills two lines");
+    }
+
+    #[test]
+    fn a_sack_list_ends_at_its_first_empty_block() {
+        let b = |l, r| SackBlock { left: l, right: r };
+        let mut s = SackList::new();
+        assert!(s.is_empty() && s.as_slice().is_empty());
+        assert!(s.push(b(10, 20)) && s.push(b(40, 30))); // a SACK block and a CP PACK
+        assert_eq!((s.len(), s.as_slice()), (2, &[b(10, 20), b(40, 30)][..]));
+        assert!(s.push(b(50, 60)) && s.push(b(70, 80)) && !s.push(b(90, 95)));
+        assert_eq!(s.len(), MAX_SACK_BLOCKS);
+        s.clear();
+        assert!(s.is_empty() && s.as_slice().is_empty());
+        assert!(s.push(b(1, 2)));
+        assert_eq!(s.as_slice(), &[b(1, 2)]);
+        let mut fresh = SackList::new();
+        fresh.push(b(1, 2));
+        assert_eq!(s, fresh, "nothing of the cleared blocks is left behind");
+    }
+
+    proptest::proptest! {
+        /// Pushes and clears in any order: the list holds what a plain vector of at most
+        /// `MAX_SACK_BLOCKS` holds, and equals the list built from that content alone.
+        #[test]
+        fn a_sack_list_is_a_bounded_vector(ops in proptest::collection::vec((0u64..100, 1u64..50, 0u8..6), 0..60)) {
+            let mut list = SackList::new();
+            let mut model: Vec<SackBlock> = Vec::new();
+            for (left, len, op) in ops {
+                if op == 0 {
+                    list.clear();
+                    model.clear();
+                } else {
+                    // op 1: a CP PACK (edges swapped); otherwise a SACK block.
+                    let b = if op == 1 { SackBlock { left: left + len, right: left } } else { SackBlock { left, right: left + len } };
+                    let room = model.len() < MAX_SACK_BLOCKS;
+                    proptest::prop_assert_eq!(list.push(b), room);
+                    if room {
+                        model.push(b);
+                    }
+                }
+                proptest::prop_assert_eq!(list.as_slice(), &model[..]);
+                proptest::prop_assert_eq!((list.len(), list.is_empty()), (model.len(), model.is_empty()));
+                let mut rebuilt = SackList::new();
+                model.iter().for_each(|&b| { rebuilt.push(b); });
+                proptest::prop_assert_eq!(list, rebuilt);
+            }
+        }
     }
 
     #[test]

@@ -150,6 +150,9 @@ pub(super) struct Measurements {
     pub fairness_series: FairnessSeries,
     probes: Vec<Probe>,
     probe_rng: SimRng,
+    /// When each probed packet was stamped, by the packet's `probe_stamp` (one per sample
+    /// taken, as the latency series holds).
+    probe_stamps: Vec<SimTime>,
     /// Nodes where a probe starts or ends.
     watched: Vec<bool>,
     pub latency_series: LatencySeries,
@@ -196,6 +199,7 @@ impl Measurements {
             fairness_series: FairnessSeries::default(),
             probes: spec.latency.iter().map(|s| Probe { spec: s.clone(), taken: 0 }).collect(),
             probe_rng: SimRng::new(seed, StreamId::Measurement(0)),
+            probe_stamps: Vec::new(),
             watched,
             latency_series: LatencySeries::default(),
             queue_delay,
@@ -283,7 +287,7 @@ impl Measurements {
                 let s = &mut self.latency_series;
                 s.probe.push(k as u32);
                 s.t_s.push(now.as_secs_f64());
-                s.latency_s.push((now - p.probe_at).as_secs_f64());
+                s.latency_s.push((now - self.probe_stamps[p.probe_stamp as usize]).as_secs_f64());
                 s.flow_id.push(p.meta.conn.0);
                 p.meta.probe = 0;
             }
@@ -300,7 +304,8 @@ impl Measurements {
             {
                 probe.taken += 1;
                 p.meta.probe = k as u8 + 1;
-                p.probe_at = now;
+                p.probe_stamp = u32::try_from(self.probe_stamps.len()).expect("under 2^32 latency samples");
+                self.probe_stamps.push(now);
                 return;
             }
         }
