@@ -41,6 +41,8 @@ def perf_lines(binary, files):
     for path in files:
         mmaps = run("perf", "script", "-i", path, "--show-mmap-events")
         m = MMAP.search(mmaps)
+        if m is None:
+            sys.exit(f"{path}: no executable mapping recorded (not a `perf record` of a program?)")
         start, size, pgoff = (int(x, 16) for x in m.groups())
         ips = run("perf", "script", "-i", path, "-F", "ip")
         for ip in map(lambda s: int(s, 16), ips.split()):
@@ -75,16 +77,16 @@ def cachegrind_lines(column, spec):
     """Events per source line of a cachegrind file, less those of its set-up run."""
     result = collections.Counter()
     for sign, path in zip((1, -1), spec.split(":"), strict=False):
-        events, current = None, None
+        at, current = None, None  # the column's field on a line (after the line number)
         for line in open(path):
             if line.startswith("events:"):
-                events = line.split()[1:]
+                at = 1 + line.split()[1:].index(column)
             elif line.startswith("fl="):
                 current = SRC.sub("", line[3:].strip())
             elif line[:1].isdigit() and current:
                 fields = line.split()
-                if len(fields) > events.index(column) + 1:
-                    result[f"{current}:{fields[0]}"] += sign * int(fields[1 + events.index(column)])
+                if len(fields) > at:  # trailing zero counts are left out
+                    result[f"{current}:{fields[0]}"] += sign * int(fields[at])
     return result
 
 
