@@ -48,3 +48,60 @@ def test_the_benchmark_scenarios_are_the_documented_three_and_valid():
     assert list(bench.scenarios())[:3] == ["dumbbell-1g", "dumbbell-10g-1000", "fattree-k8"]
     p = routerlab("validate", *map(str, bench.scenarios().values()))
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def _fake_run(name: str, wall: float, hops_per_s: float) -> dict:
+    return {
+        "scenario": name,
+        "wall_seconds": wall,
+        "packet_hops_per_s": hops_per_s,
+        "sim_peak_bytes": 2e6,
+    }
+
+
+def test_runs_are_interleaved_in_rounds_and_each_median_is_whole():
+    order = []
+
+    def measure(path: Path) -> dict:
+        order.append(path.stem)
+        n = len(order)
+        return _fake_run(path.stem, wall=[3.0, 1.0, 2.0][(n - 1) // 2], hops_per_s=n)
+
+    names = ["dumbbell-1g", "fattree-k8"]
+    results = bench.run(names, 3, lambda _: None, measure=measure)
+    # Round by round, every scenario once: the same minutes for all of them.
+    assert order == names * 3
+    assert [r["scenario"] for r in results] == names
+    # Median by loop time (the second round's), reported whole with all runs beside it.
+    assert [r["wall_seconds"] for r in results] == [2.0, 2.0]
+    assert [r["packet_hops_per_s"] for r in results] == [5, 6]
+    assert [len(r["runs"]) for r in results] == [3, 3]
+
+
+def test_targets_are_judged_on_the_reported_medians():
+    one_g = _fake_run("dumbbell-1g", 0.5, 10e6)
+    one_g["runs"] = [_fake_run("dumbbell-1g", 0.5, v) for v in (10e6, 11e6, 9e6)]
+    many = _fake_run("dumbbell-10g-1000", 0.6, 7.9e6)
+    many["runs"] = [_fake_run("dumbbell-10g-1000", 0.6, v) for v in (7.9e6, 9.9e6, 8.1e6)]
+    fat = _fake_run("fattree-k8", 2.0, 3.4e6)
+    lines = bench.target_lines([one_g, many, fat])
+    assert lines[:3] == [
+        "dumbbell-1g: 0.50 <= 0.7 s: met",
+        "dumbbell-1g: 10.00 >= 6.4 M packet-hops/s: met",
+        "dumbbell-1g: 2.00 <= 20 MB heap: met",
+    ]
+    assert lines[3] == "fattree-k8: 3.40 >= 3.5 M packet-hops/s: NOT met"
+    # 7.9 / 10 = 0.79 of the medians; per round 0.79, 0.90, 0.90.
+    assert lines[4].startswith(
+        "dumbbell-10g-1000: 0.79 >= 0.8 of dumbbell-1g's packet-hops/s: NOT met"
+    )
+    assert "per round: median 0.90, range 0.79–0.90" in lines[4]
+    # Without dumbbell-1g measured, there is nothing to judge the scaling target against.
+    assert bench.target_lines([many]) == []
+
+
+def test_the_table_is_followed_by_the_targets():
+    p = routerlab("bench", "--scenario", "fattree-k8", "--repeat", "1", check=True)
+    assert "fattree-k8" in p.stdout.splitlines()[1]
+    assert "targets (docs/performance.md):" in p.stdout
+    assert "fattree-k8:" in p.stdout.splitlines()[-1] and ">= 3.5 M packet-hops/s" in p.stdout

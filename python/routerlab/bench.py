@@ -8,6 +8,12 @@ parent spawned it (interpreter start, imports, scenario parsing and building) to
 start. Of N runs per scenario, the median run by loop time is reported, whole (all its figures
 from the same run).
 
+The runs are interleaved: round i runs every chosen scenario once, so that each scenario's runs
+spread over the same minutes (as Google Benchmark's random interleaving does). On a shared
+machine whose speed drifts from one minute to the next, comparing scenarios measured in
+different minutes would measure the drift: `dumbbell-10g-1000`'s target is relative to
+`dumbbell-1g`'s rate.
+
 The scenarios are the files in ``routerlab/benchmarks/``; see docs/performance.md for what each
 stands for and the targets.
 """
@@ -77,24 +83,80 @@ def median_run(runs: list[dict]) -> dict:
     return ordered[(len(ordered) - 1) // 2]
 
 
-def run(names: list[str], repeat: int, progress) -> list[dict]:
-    """Median run of each named scenario over `repeat` runs; `progress(msg)` reports."""
+def run(names: list[str], repeat: int, progress, measure=measure_once) -> list[dict]:
+    """Median run of each named scenario over `repeat` interleaved rounds (each round runs
+    every scenario once, in order); `progress(msg)` reports."""
     available = scenarios()
-    results = []
-    for name in names:
-        runs = []
-        progress(f"{name}: {repeat} run(s) …")
-        for i in range(repeat):
-            runs.append(measure_once(available[name]))
-            r = runs[-1]
+    runs: dict[str, list[dict]] = {name: [] for name in names}
+    progress(f"{len(names)} scenario(s), {repeat} round(s) …")
+    for i in range(repeat):
+        for name in names:
+            r = measure(available[name])
+            runs[name].append(r)
             progress(
                 f"{name}: run {i + 1}/{repeat}: loop {r['wall_seconds']:.3f} s, "
                 f"{r['packet_hops_per_s'] / 1e6:.2f} M packet-hops/s"
             )
-        best = dict(median_run(runs))
-        best["wall_seconds_all"] = [r["wall_seconds"] for r in runs]
+    results = []
+    for name in names:
+        best = dict(median_run(runs[name]))
+        best["runs"] = runs[name]
         results.append(best)
     return results
+
+
+#: The issue's targets on the development machine (2 cores; docs/performance.md): per
+#: scenario, (figure, bound kind, bound) with absolute bounds, and the one relative target.
+TARGETS = {
+    "dumbbell-1g": [
+        ("wall_seconds", "<=", 0.7),
+        ("packet_hops_per_s", ">=", 6.4e6),
+        ("sim_peak_bytes", "<=", 20e6),
+    ],
+    "fattree-k8": [("packet_hops_per_s", ">=", 3.5e6)],
+}
+#: `dumbbell-10g-1000`'s packet-hops/s at least this share of `dumbbell-1g`'s.
+SCALING = ("dumbbell-10g-1000", "dumbbell-1g", 0.8)
+
+_UNITS = {
+    "wall_seconds": (1.0, "s"),
+    "packet_hops_per_s": (1e6, "M packet-hops/s"),
+    "sim_peak_bytes": (1e6, "MB heap"),
+}
+
+
+def target_lines(results: list[dict]) -> list[str]:
+    """One line per target whose scenarios were measured: the figure, the bound, met or not.
+    The scaling target is judged on the two reported medians; the median of the per-round
+    ratios (both scenarios measured in the same minute) is shown beside it."""
+    by_name = {r["scenario"]: r for r in results}
+    lines = []
+    for name, bounds in TARGETS.items():
+        if name not in by_name:
+            continue
+        for key, kind, bound in bounds:
+            value = by_name[name][key]
+            scale, unit = _UNITS[key]
+            met = value <= bound if kind == "<=" else value >= bound
+            lines.append(
+                f"{name}: {value / scale:.2f} {kind} {bound / scale:g} {unit}: "
+                f"{'met' if met else 'NOT met'}"
+            )
+    many, base, share = SCALING
+    if many in by_name and base in by_name:
+        a, b = by_name[many], by_name[base]
+        ratio = a["packet_hops_per_s"] / b["packet_hops_per_s"]
+        rounds = sorted(
+            x["packet_hops_per_s"] / y["packet_hops_per_s"]
+            for x, y in zip(a.get("runs", [a]), b.get("runs", [b]), strict=True)
+        )
+        per_round = rounds[(len(rounds) - 1) // 2]
+        lines.append(
+            f"{many}: {ratio:.2f} >= {share:g} of {base}'s packet-hops/s: "
+            f"{'met' if ratio >= share else 'NOT met'} "
+            f"(per round: median {per_round:.2f}, range {rounds[0]:.2f}–{rounds[-1]:.2f})"
+        )
+    return lines
 
 
 def format_table(results: list[dict]) -> str:
@@ -111,6 +173,15 @@ def format_table(results: list[dict]) -> str:
             f"{r['peak_rss_bytes'] / 1e6:>7.1f} {r['sim_peak_bytes'] / 1e6:>7.1f}"
         )
     return "\n".join(lines)
+
+
+def format_report(results: list[dict]) -> str:
+    """The table, then the targets."""
+    targets = target_lines(results)
+    table = format_table(results)
+    return table + (
+        "\n\ntargets (docs/performance.md):\n  " + "\n  ".join(targets) if targets else ""
+    )
 
 
 def _child(path: str, spawned: float) -> None:

@@ -331,7 +331,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         print(json.dumps([{k: r[k] for k in BENCH_KEYS} for r in results], indent=2))
     else:
-        print(bench.format_table(results))
+        print(bench.format_report(results))
     return 0
 
 
@@ -508,12 +508,15 @@ def build_parser() -> argparse.ArgumentParser:
         description=textwrap.dedent(
             """\
             Run fixed benchmark scenarios (dumbbell-1g, dumbbell-10g-1000, fattree-k8; see
-            docs/performance.md), each run in its own subprocess, N times, and report the
-            median run per scenario: simulated seconds, events, packet-hops (a packet crossing
-            one link), wall seconds of the simulation loop alone, setup seconds (interpreter
-            start and scenario building), events/s, packet-hops/s, the subprocess's peak RSS,
-            and the simulator's own peak heap (counted by Rust's allocator). Progress goes to
-            stderr. For comparable figures, run on an otherwise idle machine."""
+            docs/performance.md), each run in its own subprocess, in N interleaved rounds
+            (each round runs every scenario once, so that all are measured in the same
+            minutes), and report the median run per scenario: simulated seconds, events,
+            packet-hops (a packet crossing one link), wall seconds of the simulation loop
+            alone, setup seconds (interpreter start and scenario building), events/s,
+            packet-hops/s, the subprocess's peak RSS, and the simulator's own peak heap
+            (counted by Rust's allocator); then, without --json, the performance targets and
+            whether each is met. Progress goes to stderr.
+            For comparable figures, run on an otherwise idle machine."""
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -524,7 +527,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="only this scenario (repeatable; default: all)",
     )
     b.add_argument(
-        "--repeat", type=int, default=3, metavar="N", help="runs per scenario (default 3)"
+        "--repeat",
+        type=int,
+        default=3,
+        metavar="N",
+        help="rounds, i.e. runs per scenario (default 3)",
     )
     b.add_argument(
         "--json",
