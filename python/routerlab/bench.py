@@ -77,10 +77,14 @@ def measure_once(path: Path) -> dict:
     return {k: rec[k] for k in KEYS}
 
 
+def lower_median(ordered: list):
+    """The middle item of a sorted list (the lower middle one for an even count)."""
+    return ordered[(len(ordered) - 1) // 2]
+
+
 def median_run(runs: list[dict]) -> dict:
     """The run whose loop time is the median (the lower middle one for an even count)."""
-    ordered = sorted(runs, key=lambda r: r["wall_seconds"])
-    return ordered[(len(ordered) - 1) // 2]
+    return lower_median(sorted(runs, key=lambda r: r["wall_seconds"]))
 
 
 def run(names: list[str], repeat: int, progress, measure=measure_once) -> list[dict]:
@@ -148,9 +152,9 @@ def target_lines(results: list[dict]) -> list[str]:
         ratio = a["packet_hops_per_s"] / b["packet_hops_per_s"]
         rounds = sorted(
             x["packet_hops_per_s"] / y["packet_hops_per_s"]
-            for x, y in zip(a.get("runs", [a]), b.get("runs", [b]), strict=True)
+            for x, y in zip(a["runs"], b["runs"], strict=True)
         )
-        per_round = rounds[(len(rounds) - 1) // 2]
+        per_round = lower_median(rounds)
         lines.append(
             f"{many}: {ratio:.2f} >= {share:g} of {base}'s packet-hops/s: "
             f"{'met' if ratio >= share else 'NOT met'} "
