@@ -35,4 +35,7 @@ fn main() {
         c.packet_hops,
         c.packet_hops as f64 / wall / 1e6
     );
+    // Analysis builds (`--cfg routerlab_event_cycles`): the loop's cycles by kind of event.
+    #[cfg(routerlab_event_cycles)]
+    eprint!("{}", sim.event_cycles().report(c.packet_hops));
 }

@@ -20,6 +20,8 @@ connections, writing data, sending datagrams, scheduling wake-ups) and tells a g
 transfer it started has been completely delivered.
 */
 
+#[cfg(routerlab_event_cycles)]
+pub mod cycles;
 mod measure;
 mod results;
 mod sampling;
@@ -260,6 +262,8 @@ pub struct Simulation {
     /// Scratch buffers, reused so that the hot path does not allocate.
     egress: Vec<PacketId>,
     actions: Vec<Action>,
+    #[cfg(routerlab_event_cycles)]
+    cycles: cycles::EventCycles,
 }
 
 impl Simulation {
@@ -310,6 +314,8 @@ impl Simulation {
             measure,
             egress: Vec::with_capacity(64),
             actions: Vec::new(),
+            #[cfg(routerlab_event_cycles)]
+            cycles: Default::default(),
         };
         for &port in &spec.output.measure.flow_epochs {
             let port = &mut sim.net.ports[port.idx()];
@@ -570,6 +576,11 @@ impl Simulation {
     pub fn counters(&self) -> &RunCounters {
         &self.counters
     }
+    /// Analysis builds: the loop's cycles by kind of event (see [`cycles`]).
+    #[cfg(routerlab_event_cycles)]
+    pub fn event_cycles(&self) -> &cycles::EventCycles {
+        &self.cycles
+    }
     pub fn network(&self) -> &Network {
         &self.net
     }
@@ -626,14 +637,32 @@ impl Simulation {
                     return true;
                 }
             }
+            #[cfg(routerlab_event_cycles)]
+            let popped = cycles::now();
             let (t, ev) = self.events.pop().unwrap();
             self.prefetch_for_next_event();
             self.now = t;
             self.counters.events += 1;
             budget -= 1;
+            #[cfg(routerlab_event_cycles)]
+            let (kind, dispatched) = (self.event_kind(&ev), cycles::now());
             self.dispatch(ev);
+            #[cfg(routerlab_event_cycles)]
+            self.cycles.event(kind, popped, dispatched, cycles::now());
         }
         false
+    }
+
+    /// Analysis builds: which of [`cycles`]' kinds `ev` is.
+    #[cfg(routerlab_event_cycles)]
+    fn event_kind(&self, ev: &Event) -> usize {
+        match *ev {
+            Event::Arrive(port, ..) if self.net.port_far_end[port.idx()].1 => cycles::ARRIVAL_AT_HOST,
+            Event::Arrive(..) => cycles::ARRIVAL_AT_SWITCH,
+            Event::TxDone(_) => cycles::TX_DONE,
+            Event::EndpointTimer(_) => cycles::ENDPOINT_TIMER,
+            _ => cycles::OTHER,
+        }
     }
 
     /// Start loading what the next event will touch while this one runs.
@@ -897,6 +926,8 @@ impl Simulation {
     }
 
     fn deliver_to_host(&mut self, host: HostId, mut pkt: PacketId) {
+        #[cfg(routerlab_event_cycles)]
+        let arrived = cycles::now();
         let now = self.now;
         let hs = &mut self.hosts[host.idx()];
         let mut lead_payload = None;
@@ -953,7 +984,12 @@ impl Simulation {
         if let Some(len) = lead_payload {
             e.sock.on_leading_fragment(len);
         }
+        #[cfg(routerlab_event_cycles)]
+        let (parts, at_socket) =
+            (if p.tcp.payload_len > 0 { cycles::DATA_PARTS } else { cycles::ACK_PARTS }, cycles::now());
         e.sock.on_segment(now, p.ip.ecn(), &p.tcp);
+        #[cfg(routerlab_event_cycles)]
+        let taken = cycles::now();
         self.pool.free(pkt);
         let conn = &self.conns[c.idx()];
         if matches!(conn.carrier, Carrier::Tcp { receiver, .. } if receiver == ep) {
@@ -962,7 +998,11 @@ impl Simulation {
                 self.on_delivery(c, delivered);
             }
         }
+        #[cfg(routerlab_event_cycles)]
+        let answering = cycles::now();
         self.service(ep);
+        #[cfg(routerlab_event_cycles)]
+        self.cycles.delivery(parts, [arrived, at_socket, taken, answering, cycles::now()]);
     }
 
     /// A segment for one end of an MPTCP subflow. At the sender, LIA's coupling is refreshed
