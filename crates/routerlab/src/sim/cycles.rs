@@ -3,12 +3,15 @@
 //!
 //! The loop reads the time-stamp counter around each event, and a delivery at a host around
 //! its parts (before the socket, the socket taking the segment, what follows, the socket's
-//! answer), apart for data segments and pure ACKs. The counter is not serializing: a load
+//! answer), apart for data segments and segments without payload (ACKs). The counter is not serializing: a load
 //! still in flight when it is read is charged to the part after, so the parts' edges blur
 //! while the totals per kind hold. Reading it costs some tens of cycles per event, so compare
 //! such builds with each other only (docs/performance.md, "Time per kind of event").
 
 use std::fmt::Write;
+
+#[cfg(not(target_arch = "x86_64"))]
+compile_error!("routerlab_event_cycles reads the x86-64 time-stamp counter");
 
 /// Kinds of event, then the parts of a delivery at a host.
 const NAMES: [&str; 13] = [
