@@ -96,6 +96,12 @@ def test_targets_are_judged_on_the_reported_medians():
         "dumbbell-10g-1000: 0.79 >= 0.8 of dumbbell-1g's packet-hops/s: NOT met"
     )
     assert "per round: median 0.90, range 0.79–0.90" in lines[4]
+    # A missed scaling target says where to read why; a met one does not.
+    assert lines[5:] == [bench.SCALING_HINT]
+    many["packet_hops_per_s"] = 8.0e6
+    assert bench.target_lines([one_g, many])[-1].endswith(
+        ": met (per round: median 0.90, range 0.79–0.90)"
+    )
     # Without dumbbell-1g measured, there is nothing to judge the scaling target against.
     assert bench.target_lines([many]) == []
 
