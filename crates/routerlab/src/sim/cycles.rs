@@ -3,10 +3,11 @@
 //!
 //! The loop reads the time-stamp counter around each event, and a delivery at a host around
 //! its parts (before the socket, the socket taking the segment, what follows, the socket's
-//! answer), apart for data segments and segments without payload (ACKs). The counter is not serializing: a load
-//! still in flight when it is read is charged to the part after, so the parts' edges blur
-//! while the totals per kind hold. Reading it costs some tens of cycles per event, so compare
-//! such builds with each other only (docs/performance.md, "Time per kind of event").
+//! answer), apart for data segments and segments without payload (ACKs). The counter is not
+//! serializing: a load still in flight when it is read is charged to the part after, so the
+//! parts' edges blur while the totals per kind hold. Reading it costs some tens of cycles per
+//! event, so compare such builds with each other only (docs/performance.md, "Time per kind of
+//! event").
 
 use std::fmt::Write;
 
@@ -34,7 +35,7 @@ pub const ARRIVAL_AT_SWITCH: usize = 1;
 pub const TX_DONE: usize = 2;
 pub const ENDPOINT_TIMER: usize = 3;
 pub const OTHER: usize = 4;
-/// The first of a delivery's four parts, for a data segment and for a pure ACK.
+/// The first of a delivery's four parts, for a data segment and for an ACK (no payload).
 pub const DATA_PARTS: usize = 5;
 pub const ACK_PARTS: usize = 9;
 
@@ -80,16 +81,11 @@ impl EventCycles {
             let (count, per_hop) = (self.counts[i], self.cycles[i] as f64 / hops);
             let _ = writeln!(out, "{name:<24} {count:>10} {per_event:>12.1} {per_hop:>10.1}");
         }
-        let total: u64 = self.cycles[..DATA_PARTS].iter().sum::<u64>() + self.queue;
-        let _ = writeln!(
-            out,
-            "{:<24} {:>10} {:>12} {:>10.1}",
-            "queue and prefetch",
-            "",
-            "",
-            self.queue as f64 / hops
-        );
-        let _ = writeln!(out, "{:<24} {:>10} {:>12} {:>10.1}", "all", "", "", total as f64 / hops);
+        // The kinds of event and the queue's share; a delivery's parts are inside the first.
+        let total = self.cycles[..DATA_PARTS].iter().sum::<u64>() + self.queue;
+        for (name, cycles) in [("queue and prefetch", self.queue), ("all", total)] {
+            let _ = writeln!(out, "{name:<24} {:>10} {:>12} {:>10.1}", "", "", cycles as f64 / hops);
+        }
         out
     }
 }
