@@ -9,7 +9,10 @@
 //!
 //! ```sh
 //! cargo run --release --manifest-path crates/routerlab-bench/Cargo.toml --example cache_latency
+//! cargo run --release --manifest-path crates/routerlab-bench/Cargo.toml --example cache_latency -- 4096 8192
 //! ```
+//!
+//! With arguments, only those working-set sizes (KiB) are probed.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -43,10 +46,27 @@ fn chase_ns(lines: usize, rng: &mut SimRng) -> f64 {
     start.elapsed().as_secs_f64() * 1e9 / STEPS as f64
 }
 
+/// The sizes probed without arguments, in KiB: from well inside the L2 to well beyond the L3.
+const DEFAULT_KIB: [usize; 13] =
+    [64, 256, 512, 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 32768, 65536];
+
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let sizes: Vec<usize> = if args.is_empty() {
+        DEFAULT_KIB.to_vec()
+    } else {
+        let parsed: Result<Vec<usize>, _> = args.iter().map(|a| a.parse::<usize>()).collect();
+        match parsed {
+            Ok(v) if v.iter().all(|&k| k > 0) => v,
+            _ => {
+                eprintln!("usage: cache_latency [KIB ...]  (working-set sizes, positive integers)");
+                std::process::exit(2);
+            }
+        }
+    };
     let mut rng = SimRng::new(1, StreamId::Measurement(0));
     println!("{:>10}  {:>8}", "working set", "ns/load");
-    for kib in [64, 256, 512, 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 32768, 65536] {
+    for kib in sizes {
         let lines = kib * 1024 / 64;
         println!("{:>7} KiB  {:>8.1}", kib, chase_ns(lines, &mut rng));
     }

@@ -1,0 +1,108 @@
+"""The scaling target over time, beside the last-level cache the machine gives at that moment.
+
+Every INTERVAL seconds, for SAMPLES samples: the `cache_latency` probe (nanoseconds per
+dependent load through 4 and 8 MiB), then `routerlab bench`'s scaling pair (`dumbbell-1g`
+and `dumbbell-10g-1000`, REPEAT interleaved rounds, each run in its own subprocess). One
+tab-separated line per sample; at the end, how often the target was met and how the ratio
+follows the probe (Spearman's rank correlation). See docs/performance.md, "The scaling
+target over time".
+
+    cargo build --release --manifest-path crates/routerlab-bench/Cargo.toml --example cache_latency
+    .venv/bin/python crates/routerlab-bench/scripts/ratio_watch.py [SAMPLES [INTERVAL [REPEAT]]]
+
+Defaults: 20 samples, 180 s apart, 5 rounds each. Run it on an otherwise idle machine: the
+point is what the other tenants leave, not what a second job of ours takes.
+"""
+
+import datetime
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from routerlab import bench
+
+PROBE = Path(__file__).parents[1] / "target/release/examples/cache_latency"
+PROBE_KIB = (4096, 8192)
+MANY, BASE, SHARE = bench.SCALING
+HOPS = "packet_hops_per_s"
+
+
+def probe() -> list[float]:
+    """Nanoseconds per load at each of PROBE_KIB."""
+    out = subprocess.run(
+        [str(PROBE), *map(str, PROBE_KIB)], capture_output=True, text=True, check=True
+    ).stdout
+    return [float(line.split()[-1]) for line in out.splitlines()[1:]]
+
+
+def sample(repeat: int) -> dict:
+    """One reading: the probe, then `repeat` interleaved rounds of the pair."""
+    ns = probe()
+    by_name = {r["scenario"]: r for r in bench.run([BASE, MANY], repeat, lambda _msg: None)}
+    many, base = by_name[MANY], by_name[BASE]
+    rounds = sorted(x[HOPS] / y[HOPS] for x, y in zip(many["runs"], base["runs"], strict=True))
+    return {
+        "ns": ns,
+        "ratio": many[HOPS] / base[HOPS],
+        "per_round": bench.lower_median(rounds),
+        "base": base[HOPS] / 1e6,
+        "many": many[HOPS] / 1e6,
+    }
+
+
+def ranks(xs: list[float]) -> list[float]:
+    """Ranks from 1, ties given their mean rank."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    r = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return r
+
+
+def spearman(xs: list[float], ys: list[float]) -> float:
+    """Spearman's rank correlation (nan when either side is constant)."""
+    try:
+        return statistics.correlation(ranks(xs), ranks(ys))
+    except statistics.StatisticsError:
+        return float("nan")
+
+
+def main() -> None:
+    args = [int(a) for a in sys.argv[1:4]]
+    samples, interval, repeat = args + [20, 180, 5][len(args) :]
+    if not PROBE.exists():
+        sys.exit(f"build the probe first (see this script's docstring): {PROBE} is missing")
+    cols = [f"ns_{k // 1024}MiB" for k in PROBE_KIB]
+    print("time", *cols, "ratio", "per_round", f"{BASE}_Mhops", f"{MANY}_Mhops", sep="\t")
+    got = []
+    for i in range(samples):
+        start = time.monotonic()
+        s = sample(repeat)
+        got.append(s)
+        now = datetime.datetime.now().strftime("%H:%M")
+        ns = [f"{x:.1f}" for x in s["ns"]]
+        rest = f"{s['ratio']:.3f}\t{s['per_round']:.3f}\t{s['base']:.2f}\t{s['many']:.2f}"
+        print(now, *ns, rest, sep="\t", flush=True)
+        if i + 1 < samples:
+            time.sleep(max(0.0, interval - (time.monotonic() - start)))
+    per_round = [s["per_round"] for s in got]
+    met = sum(p >= SHARE for p in per_round)
+    print(
+        f"# {len(got)} samples: per-round ratio median {statistics.median(per_round):.3f} "
+        f"(range {min(per_round):.3f}-{max(per_round):.3f}), at or above {SHARE:g} in {met}"
+    )
+    for j, col in enumerate(cols):
+        rho = spearman([s["ns"][j] for s in got], per_round)
+        print(f"# Spearman rank correlation of the ratio with {col}: {rho:+.2f}")
+
+
+if __name__ == "__main__":
+    main()
