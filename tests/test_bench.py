@@ -98,6 +98,9 @@ def test_targets_are_judged_on_the_reported_medians():
     assert "per round: median 0.90, range 0.79–0.90" in lines[4]
     # A missed scaling target says where to read why; a met one does not.
     assert lines[5:] == [bench.SCALING_HINT]
+    section = bench.SCALING_HINT.split('"')[1]
+    headings = (ROOT / "docs" / "performance.md").read_text().splitlines()
+    assert f"## {section}" in headings, "the hint names a section the docs do not have"
     many["packet_hops_per_s"] = 8.0e6
     assert bench.target_lines([one_g, many])[-1].endswith(
         ": met (per round: median 0.90, range 0.79–0.90)"

@@ -123,7 +123,9 @@ TARGETS = {
 SCALING = ("dumbbell-10g-1000", "dumbbell-1g", 0.8)
 #: Printed under the scaling target when it is missed: on a shared machine, the reason is
 #: usually the machine, not the build.
-SCALING_HINT = '  (it follows the L3 cache share of the minute: docs/performance.md, "In short")'
+SCALING_HINT = (
+    '  (it follows the L3 cache share of the minute: docs/performance.md, "The scaling target")'
+)
 
 _UNITS = {
     "wall_seconds": (1.0, "s"),
