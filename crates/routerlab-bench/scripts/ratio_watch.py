@@ -76,7 +76,13 @@ def spearman(xs: list[float], ys: list[float]) -> float:
 
 
 def main() -> None:
-    args = [int(a) for a in sys.argv[1:4]]
+    usage = "usage: ratio_watch.py [SAMPLES [INTERVAL [REPEAT]]]  (positive integers)"
+    try:
+        args = [int(a) for a in sys.argv[1:]]
+    except ValueError:
+        sys.exit(usage)
+    if len(args) > 3 or any(a <= 0 for a in args):
+        sys.exit(usage)
     samples, interval, repeat = args + [20, 180, 5][len(args) :]
     if not PROBE.exists():
         sys.exit(f"build the probe first (see this script's docstring): {PROBE} is missing")
