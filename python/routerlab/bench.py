@@ -134,6 +134,15 @@ _UNITS = {
 }
 
 
+def round_ratios(many: dict, base: dict) -> list[float]:
+    """`many`'s packet-hops/s over `base`'s, round by round (both measured in the same
+    minutes), sorted."""
+    return sorted(
+        x["packet_hops_per_s"] / y["packet_hops_per_s"]
+        for x, y in zip(many["runs"], base["runs"], strict=True)
+    )
+
+
 def target_lines(results: list[dict]) -> list[str]:
     """One line per target whose scenarios were measured: the figure, the bound, met or not.
     The scaling target is judged on the two reported medians; the median of the per-round
@@ -155,10 +164,7 @@ def target_lines(results: list[dict]) -> list[str]:
     if many in by_name and base in by_name:
         a, b = by_name[many], by_name[base]
         ratio = a["packet_hops_per_s"] / b["packet_hops_per_s"]
-        rounds = sorted(
-            x["packet_hops_per_s"] / y["packet_hops_per_s"]
-            for x, y in zip(a["runs"], b["runs"], strict=True)
-        )
+        rounds = round_ratios(a, b)
         per_round = lower_median(rounds)
         lines.append(
             f"{many}: {ratio:.2f} >= {share:g} of {base}'s packet-hops/s: "

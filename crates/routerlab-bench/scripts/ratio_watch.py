@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+import scipy.stats
+
 from routerlab import bench
 
 PROBE = Path(__file__).parents[1] / "target/release/examples/cache_latency"
@@ -42,37 +44,13 @@ def sample(repeat: int) -> dict:
     ns = probe()
     by_name = {r["scenario"]: r for r in bench.run([BASE, MANY], repeat, lambda _msg: None)}
     many, base = by_name[MANY], by_name[BASE]
-    rounds = sorted(x[HOPS] / y[HOPS] for x, y in zip(many["runs"], base["runs"], strict=True))
     return {
         "ns": ns,
         "ratio": many[HOPS] / base[HOPS],
-        "per_round": bench.lower_median(rounds),
+        "per_round": bench.lower_median(bench.round_ratios(many, base)),
         "base": base[HOPS] / 1e6,
         "many": many[HOPS] / 1e6,
     }
-
-
-def ranks(xs: list[float]) -> list[float]:
-    """Ranks from 1, ties given their mean rank."""
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    r = [0.0] * len(xs)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            r[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return r
-
-
-def spearman(xs: list[float], ys: list[float]) -> float:
-    """Spearman's rank correlation (nan when either side is constant)."""
-    try:
-        return statistics.correlation(ranks(xs), ranks(ys))
-    except statistics.StatisticsError:
-        return float("nan")
 
 
 def main() -> None:
@@ -106,7 +84,7 @@ def main() -> None:
         f"(range {min(per_round):.3f}-{max(per_round):.3f}), at or above {SHARE:g} in {met}"
     )
     for j, col in enumerate(cols):
-        rho = spearman([s["ns"][j] for s in got], per_round)
+        rho = scipy.stats.spearmanr([s["ns"][j] for s in got], per_round).statistic
         print(f"# Spearman rank correlation of the ratio with {col}: {rho:+.2f}")
 
 
