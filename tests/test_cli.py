@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -247,6 +249,16 @@ def test_missing_file_is_an_error(tmp_path: Path):
 def test_help_on_every_verb(verb):
     p = routerlab(*verb, "--help", check=True)
     assert "usage: routerlab" in p.stdout
+
+
+def test_start_up_leaves_the_slow_imports_to_the_commands_that_need_them():
+    # Every command, and every benchmark subprocess's setup_seconds, pays for what
+    # `import routerlab` imports; scipy (verdicts, sweep tables) and pandas (data frames,
+    # reports) are imported where they are used.
+    slow = ("scipy", "pandas", "polars", "matplotlib")
+    code = f"import sys, routerlab, routerlab.cli; print([m for m in {slow!r} if m in sys.modules])"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert p.stdout.strip() == "[]"
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -8,7 +8,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import stdtrit  # Student t quantile; scipy.stats takes seconds to import
 
 #: Seed of the bootstrap's generator: fixed, so intervals are reproducible.
 BOOTSTRAP_SEED = 20140402
@@ -70,6 +69,10 @@ def mean_ci(values, level: float = 0.95) -> Estimate:
     if n < 2:
         return Estimate(m, None, None, n)
     sd = float(x.std(ddof=1))
+    # Imported here, not at the top: scipy.special costs every `routerlab` command ~0.1 s of
+    # start-up, and only verdicts and sweep tables need it (scipy.stats would cost seconds).
+    from scipy.special import stdtrit  # Student t quantile
+
     half = float(stdtrit(n - 1, 0.5 + level / 2)) * sd / math.sqrt(n)
     return Estimate(m, m - half, m + half, n)
 
