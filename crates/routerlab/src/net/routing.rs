@@ -100,8 +100,10 @@ pub struct RoutingTable {
 }
 
 impl RoutingTable {
-    /// Build from the ports of each node (`node_ports[n]` lists node n's egress ports).
+    /// Build from the ports of each node (`node_ports[n]` lists node n's egress ports, in port
+    /// order).
     pub fn build(node_ports: &[Vec<PortId>], ports: &[Port], host_nodes: &[NodeId]) -> RoutingTable {
+        debug_assert!(node_ports.iter().all(|ps| ps.is_sorted()), "a node's ports in port order");
         let n = node_ports.len();
         let h = host_nodes.len();
         let mut row = vec![0u32; n];
@@ -185,11 +187,16 @@ impl RoutingTable {
                 let (u, r) = (u.idx(), row[u.idx()] as usize);
                 dist_all[r * attachments + a] = dist[u];
                 if dist[u] == 1 {
-                    // The last hop: the links into each host itself.
+                    // The last hop: the links into each host itself (found among the host's few
+                    // incoming links, not the switch's many outgoing ones: a switch may have a
+                    // hundred thousand hosts; both lists are in port order).
                     for &hi in hosts {
                         next_hops.clear();
-                        next_hops
-                            .extend(out[u].iter().filter(|&&(_, to)| to == host_nodes[hi]).map(|&(p, _)| p));
+                        next_hops.extend(
+                            incoming[host_nodes[hi].idx()]
+                                .iter()
+                                .filter(|&&pid| ports[pid.idx()].from.idx() == u),
+                        );
                         entries[r * h + hi] = sets.route(r, &next_hops);
                     }
                 } else {
