@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from helpers import ROOT, interrupt_while_writing, routerlab
+from routerlab.output import TIMESERIES_SCHEMA
 
 SMALL = """
 [run]
@@ -165,9 +166,13 @@ def test_time_series_is_written_when_asked(tmp_path: Path):
         "loss",
         "closed",
     }
-    # At 0.1 s flow 0 is sending (in whatever recovery state); flow 7 starts at 0.3 s.
+    # At 0.1 s flow 0 is sending (in whatever recovery state); flow 7 starts at 0.3 s, so it
+    # has no RTT estimate nor ssthresh yet: nulls, not zeros. Nothing here signals a rate.
     assert ts["state"][0] in {"open", "disorder", "recovery", "loss"}
     assert ts["state"][1] == "idle"
+    assert ts["srtt_s"][0] > 0 and ts["srtt_s"][1] is None and ts["ssthresh_bytes"][1] is None
+    assert set(ts["rate_mode"]) == {None} and set(ts["signalled_rate_bps"]) == {None}
+    assert pq.read_schema(out / "timeseries.parquet").equals(TIMESERIES_SCHEMA)
     links = pq.read_table(out / "links.parquet").to_pydict()
     i = links["link"].index("left->right")
     assert 0 < links["mean_queue_packets"][i] <= 40
@@ -251,14 +256,21 @@ def test_help_on_every_verb(verb):
     assert "usage: routerlab" in p.stdout
 
 
-def test_start_up_leaves_the_slow_imports_to_the_commands_that_need_them():
+def test_a_run_leaves_the_slow_imports_to_the_commands_that_need_them(scenario: Path, tmp_path):
     # Every command, and every benchmark subprocess's setup_seconds, pays for what
-    # `import routerlab` imports; scipy (verdicts, sweep tables) and pandas (data frames,
-    # reports) are imported where they are used.
+    # `import routerlab` imports, and every `routerlab run` for what its results take; scipy
+    # (verdicts, sweep tables) and pandas (data frames, reports) are imported where they are
+    # used, and the result tables are built without pyarrow's list conversion (which imports
+    # pandas).
     slow = ("scipy", "pandas", "polars", "matplotlib")
-    code = f"import sys, routerlab, routerlab.cli; print([m for m in {slow!r} if m in sys.modules])"
+    code = (
+        "import sys; from routerlab.cli import main; "
+        f"main(['run', {str(scenario)!r}, '--out', {str(tmp_path / 'out')!r}, '-q']); "
+        f"print([m for m in {slow!r} if m in sys.modules])"
+    )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert p.stdout.strip() == "[]"
+    assert (tmp_path / "out" / "flows.parquet").exists()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -107,7 +107,7 @@ def write_json(path: Path, obj) -> None:
     path.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
 
 
-# Arrow types of the result tables' columns (everything else is inferred).
+# Arrow types of the result tables' columns, in the order the tables are written.
 FLOW_SCHEMA = pa.schema(
     [
         ("flow_id", pa.uint32()),
@@ -256,12 +256,35 @@ def pcap_file_name(link: str) -> str:
     return link.replace("->", "_to_") + ".pcap"
 
 
-def table(columns: dict, schema: pa.Schema | None = None) -> pa.Table:
-    if schema is not None:
-        return pa.table(
-            {f.name: pa.array(columns[f.name], type=f.type) for f in schema}, schema=schema
-        )
-    return pa.table(columns)
+# The Arrow types of the simulator's column formats (`crates/routerlab-py/src/columns.rs`).
+COLUMN_FORMATS = {
+    "f64": pa.float64(),
+    "u64": pa.uint64(),
+    "u32": pa.uint32(),
+    "bool": pa.bool_(),
+    "str": pa.string(),
+}
+
+
+def column(c: tuple) -> pa.Array:
+    """A column as the simulator hands it over — ``(format, length, validity, values,
+    offsets)``, Arrow's buffers as bytes — wrapped without a copy. (Not ``pa.array`` on a
+    list: pyarrow imports pandas the first time it converts one, 0.45 s of every run.)"""
+    fmt, n, validity, values, offsets = c
+    buffers = [None if validity is None else pa.py_buffer(validity)]
+    if offsets is not None:
+        buffers.append(pa.py_buffer(offsets))
+    buffers.append(pa.py_buffer(values))
+    return pa.Array.from_buffers(COLUMN_FORMATS[fmt], n, buffers)
+
+
+def table(columns: dict, schema: pa.Schema) -> pa.Table:
+    """A result table from the simulator's columns, in the schema's order and types."""
+    arrays = []
+    for f in schema:
+        a = column(columns[f.name])
+        arrays.append(a if a.type == f.type else a.cast(f.type))
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def write_table(directory: Path, name: str, t: pa.Table, csv: bool = True) -> list[str]:

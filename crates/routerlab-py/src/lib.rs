@@ -1,11 +1,12 @@
 //! Python bindings: `routerlab._core`.
 //!
 //! A thin layer: parse and check scenarios, step a simulation with the GIL released (so that
-//! Ctrl-C and progress bars work between steps), and hand results to Python as plain columns
-//! (`dict[str, list]`), which the Python side turns into Arrow tables. All policy — files,
-//! progress, plots — lives in Python.
+//! Ctrl-C and progress bars work between steps), and hand results to Python as columns of
+//! Arrow buffers ([`columns`]), which the Python side wraps into Arrow tables. All policy —
+//! files, progress, plots — lives in Python.
 
 mod alloc;
+mod columns;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -13,6 +14,8 @@ use pyo3::types::PyDict;
 
 use routerlab::scenario::Scenario;
 use routerlab::sim::{Results, Simulation};
+
+use columns::Column;
 
 /// Messages for a rejected scenario, one per problem.
 fn reject(errs: Vec<routerlab::scenario::ScenarioError>) -> PyErr {
@@ -133,13 +136,19 @@ impl Run {
 }
 
 fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult<Bound<'py, PyDict>> {
-    // One Python list per column.
-    macro_rules! columns {
-        ($rows:expr, $($name:ident),+ $(,)?) => {{
+    // A table: a dict of columns, each given as `name: values`.
+    macro_rules! table {
+        ($($name:ident: $values:expr),+ $(,)?) => {{
             let d = PyDict::new(py);
-            $( d.set_item(stringify!($name), $rows.iter().map(|x| x.$name.clone()).collect::<Vec<_>>())?; )+
+            $( d.set_item(stringify!($name), Column::of($values).into_py(py)?)?; )+
             d
         }};
+    }
+    // A table of rows: one column per field.
+    macro_rules! rows {
+        ($rows:expr, $($name:ident),+ $(,)?) => {
+            table!($($name: $rows.iter().map(|x| &x.$name)),+)
+        };
     }
     let s = &r.summary;
     let summary = PyDict::new(py);
@@ -155,7 +164,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
     summary.set_item("timeouts", s.timeouts)?;
     summary.set_item("jain_short_mean", s.jain_short_mean)?;
 
-    let flows = columns!(
+    let flows = rows!(
         r.flows,
         flow_id,
         group,
@@ -176,8 +185,8 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         rate_mode_switches,
         rate_mode_s,
     );
-    let transfers = columns!(r.transfers, transfer_id, flow_id, group, seq, size_bytes, start_s, end_s);
-    let links = columns!(
+    let transfers = rows!(r.transfers, transfer_id, flow_id, group, seq, size_bytes, start_s, end_s);
+    let links = rows!(
         r.links,
         link,
         rate_bps,
@@ -198,75 +207,72 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
     out.set_item("flows", flows)?;
     out.set_item("links", links)?;
     out.set_item("transfers", transfers)?;
-    let port_name = |i: &u32| names[*i as usize].clone();
+    let port_name = |i: &u32| names[*i as usize].as_str();
     if let Some(q) = &r.queues {
-        let t = PyDict::new(py);
-        t.set_item("t_s", &q.t_s)?;
-        t.set_item("link", q.port.iter().map(port_name).collect::<Vec<_>>())?;
-        t.set_item("queue_packets", &q.packets)?;
-        t.set_item("queue_bytes", &q.bytes)?;
-        t.set_item("utilization", &q.utilization)?;
+        let t = table!(
+            t_s: &q.t_s,
+            link: q.port.iter().map(port_name),
+            queue_packets: &q.packets,
+            queue_bytes: &q.bytes,
+            utilization: &q.utilization,
+        );
         out.set_item("queues", t)?;
     }
     if let Some(f) = &r.fairness {
-        let t = PyDict::new(py);
-        t.set_item("start_s", &f.start_s)?;
-        t.set_item("end_s", &f.end_s)?;
-        t.set_item("jain_index", &f.jain)?;
-        t.set_item("flows", &f.flows)?;
-        t.set_item("silent_flows", &f.silent_flows)?;
+        let t = table!(
+            start_s: &f.start_s,
+            end_s: &f.end_s,
+            jain_index: &f.jain,
+            flows: &f.flows,
+            silent_flows: &f.silent_flows,
+        );
         out.set_item("fairness", t)?;
     }
     if let Some(l) = &r.latency {
-        let t = PyDict::new(py);
-        t.set_item("probe", &l.probe)?;
-        t.set_item("t_s", &l.t_s)?;
-        t.set_item("latency_s", &l.latency_s)?;
-        t.set_item("flow_id", &l.flow_id)?;
+        let t = table!(probe: &l.probe, t_s: &l.t_s, latency_s: &l.latency_s, flow_id: &l.flow_id);
         out.set_item("latency", t)?;
     }
     if let Some(q) = &r.queue_delay {
-        let t = PyDict::new(py);
-        t.set_item("link", q.iter().map(|x| x.0.clone()).collect::<Vec<_>>())?;
-        t.set_item("lower_s", q.iter().map(|x| x.1).collect::<Vec<_>>())?;
-        t.set_item("upper_s", q.iter().map(|x| x.2).collect::<Vec<_>>())?;
-        t.set_item("count", q.iter().map(|x| x.3).collect::<Vec<_>>())?;
+        let t = table!(
+            link: q.iter().map(|x| &x.0),
+            lower_s: q.iter().map(|x| x.1),
+            upper_s: q.iter().map(|x| x.2),
+            count: q.iter().map(|x| x.3),
+        );
         out.set_item("queue_delay", t)?;
     }
     if let Some(e) = &r.flow_epochs {
-        let t = PyDict::new(py);
-        t.set_item("link", &e.link)?;
-        t.set_item("flow_id", &e.flow_id)?;
-        t.set_item("end_s", &e.end_s)?;
-        t.set_item("from_state", &e.from_state)?;
-        t.set_item("to_state", &e.to_state)?;
-        t.set_item("packets", &e.packets)?;
-        t.set_item("drops", &e.drops)?;
-        t.set_item("epochs", &e.epochs)?;
+        let t = table!(
+            link: &e.link,
+            flow_id: &e.flow_id,
+            end_s: &e.end_s,
+            from_state: &e.from_state,
+            to_state: &e.to_state,
+            packets: &e.packets,
+            drops: &e.drops,
+            epochs: &e.epochs,
+        );
         out.set_item("flow_epochs", t)?;
     }
     if let Some(s) = &r.stages {
-        let t = PyDict::new(py);
-        t.set_item("at", &s.at)?;
-        t.set_item("stage", &s.stage)?;
-        t.set_item("counter", &s.counter)?;
-        t.set_item("value", &s.value)?;
+        let t = table!(at: &s.at, stage: &s.stage, counter: &s.counter, value: &s.value);
         out.set_item("stages", t)?;
     }
     if let Some(ts) = &r.timeseries {
-        let t = PyDict::new(py);
-        t.set_item("t_s", &ts.t_s)?;
-        t.set_item("flow_id", &ts.flow_id)?;
-        t.set_item("cwnd_bytes", &ts.cwnd_bytes)?;
-        t.set_item("ssthresh_bytes", &ts.ssthresh_bytes)?;
-        t.set_item("srtt_s", &ts.srtt_s)?;
-        t.set_item("rto_s", &ts.rto_s)?;
-        t.set_item("in_flight_bytes", &ts.in_flight_bytes)?;
-        t.set_item("send_rate_bps", &ts.send_rate_bps)?;
-        t.set_item("delivered_bps", &ts.delivered_bps)?;
-        t.set_item("state", &ts.state)?;
-        t.set_item("signalled_rate_bps", &ts.signalled_rate_bps)?;
-        t.set_item("rate_mode", &ts.rate_mode)?;
+        let t = table!(
+            t_s: &ts.t_s,
+            flow_id: &ts.flow_id,
+            cwnd_bytes: &ts.cwnd_bytes,
+            ssthresh_bytes: &ts.ssthresh_bytes,
+            srtt_s: &ts.srtt_s,
+            rto_s: &ts.rto_s,
+            in_flight_bytes: &ts.in_flight_bytes,
+            send_rate_bps: &ts.send_rate_bps,
+            delivered_bps: &ts.delivered_bps,
+            state: &ts.state,
+            signalled_rate_bps: &ts.signalled_rate_bps,
+            rate_mode: &ts.rate_mode,
+        );
         out.set_item("timeseries", t)?;
     }
     Ok(out)
