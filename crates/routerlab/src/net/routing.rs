@@ -135,19 +135,19 @@ impl RoutingTable {
         for p in ports.iter().filter(|p| p.up && is_switch(p.from)) {
             incoming[p.to.idx()].push(p.id);
         }
-        // Each host's attachment: the switches with an up link into it (in node order), and the
-        // hosts of each attachment in host order.
+        // Each host's attachment: the switches with an up link into it (`attached`, in node
+        // order); and the hosts of each attachment (`members`, in host order).
         let mut attachment_of: HashMap<Vec<NodeId>, u32> = HashMap::new();
         let mut attachment = Vec::with_capacity(h);
         let mut members: Vec<Vec<usize>> = Vec::new();
-        let mut firsts: Vec<Vec<NodeId>> = Vec::new();
+        let mut attached: Vec<Vec<NodeId>> = Vec::new();
         for (hi, &dst) in host_nodes.iter().enumerate() {
             let mut from: Vec<NodeId> =
                 incoming[dst.idx()].iter().map(|&pid| ports[pid.idx()].from).collect();
             from.sort();
             from.dedup();
             let a = *attachment_of.entry(from).or_insert_with_key(|from| {
-                firsts.push(from.clone());
+                attached.push(from.clone());
                 members.push(Vec::new());
                 (members.len() - 1) as u32
             });
@@ -164,7 +164,7 @@ impl RoutingTable {
         // from the front: `next` walks it).
         let mut reached: Vec<NodeId> = Vec::new();
         let mut next_hops = Vec::new();
-        for (a, (hosts, first)) in members.iter().zip(&firsts).enumerate() {
+        for (a, (hosts, first)) in members.iter().zip(&attached).enumerate() {
             for v in reached.drain(..) {
                 dist[v.idx()] = UNREACHABLE;
             }
