@@ -15,7 +15,7 @@ from pathlib import Path
 from . import _core
 from .bench import KEYS as BENCH_KEYS
 from .output import AtomicDir, OutputExists
-from .runner import ScenarioInvalid, simulate, write_files
+from .runner import ScenarioInvalid, execute, prepare, write_files
 
 EXIT_INVALID = 2
 EXIT_INTERRUPTED = 130
@@ -79,21 +79,19 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{path}: {e.strerror}", file=sys.stderr)
         return EXIT_INVALID
     out = Path(args.out) if args.out else Path("results") / path.stem
-    base_dir = path.resolve().parent
-    problems = _core.check(text, str(base_dir))
-    if problems:
-        _print_problems(str(path), problems)
+    try:
+        # Checked and built once, before any output exists.
+        prepared = prepare(text, seed=args.seed, base_dir=path.resolve().parent)
+    except ScenarioInvalid as e:
+        _print_problems(str(path), e.problems)
         return EXIT_INVALID
     try:
         # The temporary directory exists from the start: it is deleted if the run is
         # interrupted, and renamed into place only when every file is written.
         with AtomicDir(out, force=args.force) as d:
-            result = simulate(text, seed=args.seed, progress=args.progress, base_dir=base_dir)
+            result = execute(prepared, progress=args.progress)
             files = write_files(result, d.path, text)
             d.commit()
-    except ScenarioInvalid as e:
-        _print_problems(str(path), e.problems)
-        return EXIT_INVALID
     except OutputExists as e:
         print(f"routerlab: {e}", file=sys.stderr)
         return EXIT_INVALID

@@ -65,6 +65,22 @@ class RunResult:
     pcaps: dict = field(default_factory=dict)
 
 
+@dataclass
+class Prepared:
+    """A scenario checked and built, not yet run, and the seconds that took."""
+
+    run: _core.Run
+    setup_seconds: float
+
+
+def prepare(text: str, seed: int | None = None, base_dir: Path | None = None) -> Prepared:
+    """Check and build a scenario given as TOML text (`ScenarioInvalid` if it is not valid);
+    ``base_dir``: where relative file names in the scenario are found."""
+    t0 = time.perf_counter()
+    run = build(text, seed, base_dir)
+    return Prepared(run, time.perf_counter() - t0)
+
+
 def simulate(
     text: str,
     seed: int | None = None,
@@ -75,9 +91,14 @@ def simulate(
     """Run a scenario given as TOML text. ``progress``: None = show only on a terminal;
     ``base_dir``: where relative file names in the scenario are found; ``timeout``: wall
     seconds the simulation may take before `RunTimeout` is raised."""
-    t0 = time.perf_counter()
-    run = build(text, seed, base_dir)
-    setup = time.perf_counter() - t0
+    return execute(prepare(text, seed, base_dir), progress, timeout)
+
+
+def execute(
+    prepared: Prepared, progress: bool | None = None, timeout: float | None = None
+) -> RunResult:
+    """Run a prepared scenario to its end (see `simulate`)."""
+    run, setup = prepared.run, prepared.setup_seconds
     show = sys.stderr.isatty() if progress is None else progress
     bar = None
     if show:
