@@ -279,11 +279,14 @@ def column(c: tuple) -> pa.Array:
 
 
 def table(columns: dict, schema: pa.Schema) -> pa.Table:
-    """A result table from the simulator's columns, in the schema's order and types."""
+    """A result table from the simulator's columns, in the schema's order; each column's
+    type must be the schema's (a Rust field and its schema entry changed apart is a bug)."""
     arrays = []
     for f in schema:
         a = column(columns[f.name])
-        arrays.append(a if a.type == f.type else a.cast(f.type))
+        if a.type != f.type:
+            raise TypeError(f"result column {f.name}: the simulator gives {a.type}, not {f.type}")
+        arrays.append(a)
     return pa.Table.from_arrays(arrays, schema=schema)
 
 

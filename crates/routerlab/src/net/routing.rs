@@ -164,11 +164,11 @@ impl RoutingTable {
         // from the front: `next` walks it).
         let mut reached: Vec<NodeId> = Vec::new();
         let mut next_hops = Vec::new();
-        for (a, (hosts, first)) in members.iter().zip(&attached).enumerate() {
+        for (a, (hosts, attached_to)) in members.iter().zip(&attached).enumerate() {
             for v in reached.drain(..) {
                 dist[v.idx()] = UNREACHABLE;
             }
-            for &s in first {
+            for &s in attached_to {
                 dist[s.idx()] = 1;
                 reached.push(s);
             }
