@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from helpers import ROOT, routerlab
 from routerlab import bench
 
@@ -14,6 +16,7 @@ def test_bench_json_is_one_record_per_scenario_with_the_documented_keys(tmp_path
     p = routerlab("bench", "--scenario", "dumbbell-1g", "--repeat", "2", "--json", check=True)
     records = json.loads(p.stdout)  # stdout is the JSON alone; progress went to stderr
     assert "dumbbell-1g: run 2/2" in p.stderr
+    assert "bench: machine: " in p.stderr and "bench: dependent load, before → after" in p.stderr
     assert [list(r) for r in records] == [list(bench.KEYS)]
     r = records[0]
     assert r["scenario"] == "dumbbell-1g" and r["sim_seconds"] == 10
@@ -109,10 +112,50 @@ def test_targets_are_judged_on_the_reported_medians():
     assert bench.target_lines([many]) == []
 
 
-def test_the_table_is_followed_by_the_targets():
+def test_the_machine_and_the_probe_then_the_table_then_the_targets():
     p = routerlab("bench", "--scenario", "dumbbell-1g", "--repeat", "1", check=True)
     lines = p.stdout.splitlines()
-    assert lines[1].startswith("dumbbell-1g ")
-    assert lines[3] == "targets (docs/performance.md):"
-    assert [line.split(":")[0].strip() for line in lines[4:]] == ["dumbbell-1g"] * 3
-    assert "<= 0.7 s" in lines[4] and ">= 6.4 M packet-hops/s" in lines[5]
+    assert lines[0].startswith("machine: ") and "logical CPUs; caches " in lines[0]
+    sizes = [f"{bench._kib(f'{kib}K')} " for kib in bench.PROBE_KIB]
+    assert lines[1].startswith("dependent load, before → after the rounds: " + sizes[0])
+    assert all(size in lines[1] for size in sizes) and lines[1].endswith(" ns")
+    assert lines[2] == "" and lines[3].startswith("scenario ")
+    assert lines[4].startswith("dumbbell-1g ")
+    assert lines[6] == "targets (docs/performance.md):"
+    assert [line.split(":")[0].strip() for line in lines[7:]] == ["dumbbell-1g"] * 3
+    assert "<= 0.7 s" in lines[7] and ">= 6.4 M packet-hops/s" in lines[8]
+
+
+def test_the_machine_line_reads_the_kernels_cache_list(tmp_path: Path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: Example CPU @ 3.00GHz\nflags\t: fpu\n")
+    listed = {
+        "index0": ("1", "Data", "48K"),
+        "index1": ("1", "Instruction", "32K"),
+        "index2": ("2", "Unified", "2048K"),
+        "index3": ("3", "Unified", "491520K"),
+    }
+    for index, values in listed.items():
+        (tmp_path / "cache" / index).mkdir(parents=True)
+        for name, value in zip(("level", "type", "size"), values, strict=True):
+            (tmp_path / "cache" / index / name).write_text(value + "\n")
+    line = bench.machine_line(tmp_path / "cache", cpuinfo)
+    assert line.startswith("Example CPU @ 3.00GHz, ")
+    assert "; caches L1d 48 KiB, L1i 32 KiB, L2 2 MiB, L3 480 MiB; load average " in line
+    # Where the kernel lists nothing, the line says so rather than failing.
+    bare = bench.machine_line(tmp_path / "none", tmp_path / "no-cpuinfo")
+    assert bare.startswith("unknown CPU, ") and "caches not listed" in bare
+
+
+def test_the_probe_times_a_load_at_each_size():
+    asked = []
+    times = bench.probe_caches(lambda kib: asked.append(kib) or kib / 1000)
+    assert asked == list(bench.PROBE_KIB) and times == {k: k / 1000 for k in bench.PROBE_KIB}
+    line = bench.probe_line({1024: 9.6, 8192: 52.0}, {1024: 10.4, 8192: 141.2})
+    assert line == "dependent load, before → after the rounds: 1 MiB 10 → 10 ns, 8 MiB 52 → 141 ns"
+    # The extension's probe: some time per load, and a clear refusal of a nonsense size.
+    from routerlab import _core
+
+    assert 0 < _core.load_latency_ns(16, 10_000) < 1000
+    with pytest.raises(ValueError, match="must be positive"):
+        _core.load_latency_ns(0)

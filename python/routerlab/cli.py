@@ -319,17 +319,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
     def progress(message: str) -> None:
         print(f"bench: {message}", file=sys.stderr, flush=True)
 
+    machine = f"machine: {bench.machine_line()}"
+    progress(machine)
+    before = bench.probe_caches()
     try:
         results = bench.run(names, args.repeat, progress)
     except bench.BenchError as e:
         print(f"routerlab: {e}", file=sys.stderr)
         return 1
+    probe = bench.probe_line(before, bench.probe_caches())
     if args.json:
         import json
 
+        progress(probe)
         print(json.dumps([{k: r[k] for k in BENCH_KEYS} for r in results], indent=2))
     else:
-        print(bench.format_report(results))
+        print(bench.format_report(results, [machine, probe]))
     return 0
 
 
@@ -514,6 +519,11 @@ def build_parser() -> argparse.ArgumentParser:
             packet-hops/s, the subprocess's peak RSS, and the simulator's own peak heap
             (counted by Rust's allocator); then, without --json, the performance targets and
             whether each is met. Progress goes to stderr.
+            Beside the figures (on stderr with --json): the machine (CPU, caches as the
+            kernel lists them, load average) and the time of one dependent load through 1, 4
+            and 8 MiB, taken before and after the rounds. Where that time jumps is the share
+            of the last-level cache the machine gives in those minutes; on a shared VM it
+            changes, and the 1000-flow scenario's speed follows it.
             For comparable figures, run on an otherwise idle machine."""
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -330,6 +330,14 @@ fn reset_peak_heap() {
     alloc::reset_peak()
 }
 
+/// Nanoseconds per dependent load through a working set of `kib` KiB (`routerlab::machine`),
+/// with the GIL released: the caches this minute gives a run, for `routerlab bench`.
+#[pyfunction]
+#[pyo3(signature = (kib, steps=1_000_000))]
+fn load_latency_ns(py: Python<'_>, kib: usize, steps: usize) -> PyResult<f64> {
+    py.detach(|| routerlab::machine::load_latency_ns(kib, steps)).map_err(PyValueError::new_err)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Run>()?;
@@ -341,5 +349,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(git_commit, m)?)?;
     m.add_function(wrap_pyfunction!(peak_heap_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(reset_peak_heap, m)?)?;
+    m.add_function(wrap_pyfunction!(load_latency_ns, m)?)?;
     Ok(())
 }

@@ -50,6 +50,7 @@ assert!(results.summary.goodput_bps > 50e6);
 pub mod engine;
 pub mod host;
 pub mod ids;
+pub mod machine;
 pub mod mechanisms;
 pub mod mptcp;
 pub mod net;
