@@ -20,6 +20,8 @@ Data flows one way: **scenario → topology + workload → engine → results**.
 | scenario | [`scenario`] | TOML → checked [`sim::SimSpec`], errors with field paths |
 | simulation | [`sim`] | the world and its event loop; results |
 
+Beside the layers, [`machine`] times what the machine's caches give a run, for `routerlab bench`.
+
 Invariants every module keeps: no global state (each random component owns a stream derived
 from the run seed, [`rng`]); no floating point in time; no allocation per packet on the hot
 path; same scenario + same seed = the same results, bit for bit.

@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 use crate::net::packet::{MAX_SACK_BLOCKS, SackBlock};
 use crate::units::SimTime;
 
-/// One segment on the board, as the board's users see it (built from its stored [`Entry`]).
+/// One segment on the board, as the board's users see it (built from its stored `Entry`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SentSegment {
     /// First sequence number.
