@@ -180,14 +180,14 @@ def target_lines(results: list[dict]) -> list[str]:
 
 
 #: Working-set sizes (KiB) at which `routerlab bench` times a dependent load, before and after
-#: its rounds: where the time jumps is the share of the last-level cache the machine gives in
-#: those minutes, which `dumbbell-10g-1000`'s speed follows and `dumbbell-1g`'s does not
-#: (docs/performance.md, "The machine's caches").
+#: its rounds: the times show how much the near caches hold in those minutes and how far the
+#: next level is, which `dumbbell-10g-1000`'s 4–5 MB of state depend on and `dumbbell-1g`'s
+#: few hundred KB do not (docs/performance.md, "The machine's caches").
 PROBE_KIB = (1024, 4096, 8192)
 
 
 def probe_caches(load_latency_ns=None) -> dict[int, float]:
-    """Nanoseconds per dependent load at each of PROBE_KIB (about a second in all)."""
+    """Nanoseconds per dependent load at each of PROBE_KIB (a fraction of a second)."""
     if load_latency_ns is None:
         from ._core import load_latency_ns
     return {kib: load_latency_ns(kib) for kib in PROBE_KIB}

@@ -521,9 +521,9 @@ def build_parser() -> argparse.ArgumentParser:
             whether each is met. Progress goes to stderr.
             Beside the figures (on stderr with --json): the machine (CPU, caches as the
             kernel lists them, load average) and the time of one dependent load through 1, 4
-            and 8 MiB, taken before and after the rounds. Where that time jumps is the share
-            of the last-level cache the machine gives in those minutes; on a shared VM it
-            changes, and the 1000-flow scenario's speed follows it.
+            and 8 MiB, taken before and after the rounds: how much the near caches hold and
+            how far the next level is, which the 1000-flow scenario's speed depends on (on a
+            shared VM they change from minute to minute).
             For comparable figures, run on an otherwise idle machine."""
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
