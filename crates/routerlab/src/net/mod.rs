@@ -11,6 +11,7 @@ table is a `Vec` and every iteration order is deterministic.
 
 pub mod forwarding;
 pub mod fragment;
+pub mod index;
 pub mod packet;
 pub mod pcap;
 pub mod port;

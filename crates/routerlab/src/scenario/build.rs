@@ -22,8 +22,9 @@ use crate::mechanisms::sp::{SpEpoch, SpOccupancy, SpParams, SpVariant};
 use crate::mechanisms::taq::admission::AdmissionParams;
 use crate::mechanisms::taq::{TaqDrop, TaqParams};
 use crate::net::forwarding::ForwardingPolicy;
+use crate::net::index::TopologyIndex;
 use crate::net::stage::StageSpec;
-use crate::net::{DirSpec, Network, NodeKind, TopologySpec};
+use crate::net::{DirSpec, NodeKind, TopologySpec};
 use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
 use crate::rng::{SimRng, StreamId};
 use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec, SpSenderSpec};
@@ -885,7 +886,7 @@ fn host_hint(names: &[&str]) -> String {
 
 /// Name resolution against the built topology.
 struct Names<'a> {
-    net: &'a Network,
+    index: TopologyIndex<'a>,
     by_name: BTreeMap<&'a str, NodeId>,
     host_names: Vec<&'a str>,
     pairs: Vec<(&'a str, &'a str)>,
@@ -907,7 +908,7 @@ impl<'a> Names<'a> {
                 None
             }
             Some(&n) => {
-                let h = self.net.nodes[n.idx()].host;
+                let h = self.index.host_of(n);
                 if h.is_none() {
                     p.at(path, format!("\"{name}\" is a switch, not a host"));
                 }
@@ -952,23 +953,23 @@ impl<'a> Names<'a> {
     }
 
     fn all_hosts(&self) -> Vec<HostId> {
-        (0..self.net.hosts.len() as u32).map(HostId).collect()
+        (0..self.index.host_count() as u32).map(HostId).collect()
     }
 
     /// Check that data can flow from `s` to `d`.
     fn reachable(&self, s: HostId, d: HostId, path: &str, p: &mut Problems) -> bool {
         if s == d {
-            p.at(path, format!("a flow from {} to itself", self.net.host_name(s)));
+            p.at(path, format!("a flow from {} to itself", self.index.host_name(s)));
             return false;
         }
-        let ok = self.net.routes.distance(self.net.hosts[s.idx()], d).is_some();
+        let ok = self.index.reaches(s, d);
         if !ok {
             p.at(
                 path,
                 format!(
                     "no path from {} to {} (the topology is disconnected)",
-                    self.net.host_name(s),
-                    self.net.host_name(d)
+                    self.index.host_name(s),
+                    self.index.host_name(d)
                 ),
             );
         }
@@ -976,12 +977,15 @@ impl<'a> Names<'a> {
     }
 
     fn link(&self, name: &str, path: &str, p: &mut Problems) -> Option<PortId> {
-        let i = self.net.port_names.iter().position(|n| n == name);
-        if i.is_none() {
-            let example = self.net.port_names.first().map_or(String::new(), |n| format!(", e.g. \"{n}\""));
+        let port = self.index.port_named(name);
+        if port.is_none() {
+            let example = match self.index.port_count() {
+                0 => String::new(),
+                _ => format!(", e.g. \"{}\"", self.index.port_name(PortId(0))),
+            };
             p.at(path, format!("no link is named \"{name}\" (links are named \"from->to\"{example})"));
         }
-        i.map(|i| PortId(i as u32))
+        port
     }
 }
 
@@ -1094,9 +1098,8 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
     let mut p = Problems(Vec::new());
     let Some(mut topo) = build_topology(&sc.file.topology, &mut p) else { return Err(p.0) };
     set_forwarding(&sc.file.forwarding, &mut topo.spec, &mut p);
-    let net = Network::build(&topo.spec, 0);
     let names = Names {
-        net: &net,
+        index: TopologyIndex::new(&topo.spec),
         by_name: topo
             .spec
             .nodes
@@ -1369,7 +1372,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
         let a = names.node(&ev.between[0], &format!("{path}.between[0]"), &mut p);
         let b = names.node(&ev.between[1], &format!("{path}.between[1]"), &mut p);
         if let (Some(a), Some(b)) = (a, b) {
-            if net.port_between(a, b).is_none() {
+            if names.index.port_between(a, b).is_none() {
                 p.at(
                     format!("{path}.between"),
                     format!("there is no link between \"{}\" and \"{}\"", ev.between[0], ev.between[1]),
@@ -1401,12 +1404,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
     };
     let queue_ports = match &out.queue_links {
         Some(l) => links(l, "queue_links", &mut p),
-        None => net
-            .ports
-            .iter()
-            .filter(|pt| net.nodes[pt.from.idx()].kind == NodeKind::Switch)
-            .map(|pt| pt.id)
-            .collect(),
+        None => names.index.switch_ports(),
     };
     if out.queue_links.is_some() && out.queues.is_none() {
         p.at("output.queue_links", "has no effect without output.queues");
