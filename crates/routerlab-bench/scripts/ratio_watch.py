@@ -1,13 +1,12 @@
 """The scaling target over time, beside the last-level cache the machine gives at that moment.
 
-Every INTERVAL seconds, for SAMPLES samples: the `cache_latency` probe (nanoseconds per
-dependent load through 4 and 8 MiB), then `routerlab bench`'s scaling pair (`dumbbell-1g`
-and `dumbbell-10g-1000`, REPEAT interleaved rounds, each run in its own subprocess). One
-tab-separated line per sample; at the end, how often the target was met and how the ratio
-follows the probe (Spearman's rank correlation). See docs/performance.md, "The scaling
-target over time".
+Every INTERVAL seconds, for SAMPLES samples: the cache probe (nanoseconds per dependent load
+through 4 and 8 MiB, `routerlab::machine` through the extension), then `routerlab bench`'s
+scaling pair (`dumbbell-1g` and `dumbbell-10g-1000`, REPEAT interleaved rounds, each run in
+its own subprocess). One tab-separated line per sample; at the end, how often the target was
+met and how the ratio follows the probe (Spearman's rank correlation). See
+docs/performance.md, "The scaling target over time".
 
-    cargo build --release --manifest-path crates/routerlab-bench/Cargo.toml --example cache_latency
     .venv/bin/python crates/routerlab-bench/scripts/ratio_watch.py [SAMPLES [INTERVAL [REPEAT]]]
 
 Defaults: 20 samples, 180 s apart, 5 rounds each. Run it on an otherwise idle machine: the
@@ -16,27 +15,24 @@ point is what the other tenants leave, not what a second job of ours takes.
 
 import datetime
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import scipy.stats
+from routerlab._core import load_latency_ns
 
 from routerlab import bench
 
-PROBE = Path(__file__).parents[1] / "target/release/examples/cache_latency"
 PROBE_KIB = (4096, 8192)
+#: Loads per size, as the `cache_latency` example times them.
+PROBE_STEPS = 4_000_000
 MANY, BASE, SHARE = bench.SCALING
 HOPS = "packet_hops_per_s"
 
 
 def probe() -> list[float]:
     """Nanoseconds per load at each of PROBE_KIB."""
-    out = subprocess.run(
-        [str(PROBE), *map(str, PROBE_KIB)], capture_output=True, text=True, check=True
-    ).stdout
-    return [float(line.split()[-1]) for line in out.splitlines()[1:]]
+    return [load_latency_ns(kib, PROBE_STEPS) for kib in PROBE_KIB]
 
 
 def sample(repeat: int) -> dict:
@@ -62,8 +58,6 @@ def main() -> None:
     if len(args) > 3 or any(a <= 0 for a in args):
         sys.exit(usage)
     samples, interval, repeat = args + [20, 180, 5][len(args) :]
-    if not PROBE.exists():
-        sys.exit(f"build the probe first (see this script's docstring): {PROBE} is missing")
     cols = [f"ns_{k // 1024}MiB" for k in PROBE_KIB]
     print("time", *cols, "ratio", "per_round", f"{BASE}_Mhops", f"{MANY}_Mhops", sep="\t")
     got = []
