@@ -156,6 +156,7 @@ def test_the_probe_times_a_load_at_each_size():
     # The extension's probe: some time per load, and a clear refusal of a nonsense size.
     from routerlab import _core
 
-    assert 0 < _core.load_latency_ns(16, 10_000) < 1000
+    # (The bound leaves room for the process to be descheduled for most of a second.)
+    assert 0 < _core.load_latency_ns(16, 100_000) < 10_000
     with pytest.raises(ValueError, match="must be positive"):
         _core.load_latency_ns(0)

@@ -61,9 +61,10 @@ mod tests {
 
     #[test]
     fn a_small_working_set_answers_in_a_plausible_time() {
-        // 16 KiB sits in any L1: a load takes well under a microsecond, and some time.
+        // 16 KiB sits in any L1: a load takes a few nanoseconds, and some time. (The bound
+        // leaves room for the test to be descheduled for most of a second.)
         let ns = load_latency_ns(16, 100_000).unwrap();
-        assert!(ns > 0.0 && ns < 1000.0, "{ns} ns per load");
+        assert!(ns > 0.0 && ns < 10_000.0, "{ns} ns per load");
     }
 
     #[test]
