@@ -23,6 +23,7 @@ use crate::qdisc::QueueSpec;
 use crate::rng::{SimRng, StreamId};
 use crate::units::{Rate, SimTime};
 use forwarding::{Forwarder, ForwardingPolicy};
+use index::TopologyIndex;
 use port::Port;
 use routing::RoutingTable;
 use stage::StageSpec;
@@ -153,23 +154,23 @@ impl Network {
     /// Build the network. The spec must be valid (see `scenario` validation): every host has
     /// exactly one link.
     pub fn build(spec: &TopologySpec, seed: u64) -> Network {
-        let mut nodes: Vec<Node> = Vec::with_capacity(spec.nodes.len());
-        let mut hosts = Vec::new();
-        for (i, n) in spec.nodes.iter().enumerate() {
-            let host = (n.kind == NodeKind::Host).then(|| {
-                hosts.push(NodeId(i as u32));
-                HostId(hosts.len() as u32 - 1)
-            });
-            nodes.push(Node {
+        // Hosts, each node's ports and the ports' names are numbered by the index, which
+        // answers a scenario's check the same way without building anything.
+        let index = TopologyIndex::new(spec);
+        let hosts = index.host_nodes().to_vec();
+        let nodes: Vec<Node> = spec
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Node {
                 name: n.name.clone(),
                 kind: n.kind,
-                ports: Vec::new(),
-                host,
+                ports: index.ports_of(NodeId(i as u32)).to_vec(),
+                host: index.host_of(NodeId(i as u32)),
                 forwarder: Forwarder::new(n.forwarding, SimRng::new(seed, StreamId::Forwarding(i as u32))),
-            });
-        }
-        let mut ports = Vec::with_capacity(spec.links.len() * 2);
-        let mut port_names = Vec::with_capacity(spec.links.len() * 2);
+            })
+            .collect();
+        let mut ports = Vec::with_capacity(index.port_count());
         for l in &spec.links {
             for (from, to, d) in [(l.a, l.b, &l.a_to_b), (l.b, l.a, &l.b_to_a)] {
                 let id = PortId(ports.len() as u32);
@@ -192,10 +193,9 @@ impl Network {
                     port.set_stage(stage.build(d.rate));
                 }
                 ports.push(port);
-                nodes[from].ports.push(id);
-                port_names.push(format!("{}->{}", spec.nodes[from].name, spec.nodes[to].name));
             }
         }
+        let port_names = (0..index.port_count() as u32).map(|p| index.port_name(PortId(p))).collect();
         let host_nic = hosts.iter().map(|n| nodes[n.idx()].ports[0]).collect();
         let node_host: Vec<Option<HostId>> = nodes.iter().map(|n| n.host).collect();
         let port_far_end = ports.iter().map(|p| (p.to, node_host[p.to.idx()].is_some())).collect();
