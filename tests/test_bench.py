@@ -38,7 +38,51 @@ def test_bench_refuses_an_unknown_scenario_before_running():
     p = routerlab("bench", "--scenario", "dumbbell-2g")
     assert p.returncode == 2
     assert "no benchmark scenario 'dumbbell-2g'" in p.stderr and "dumbbell-1g" in p.stderr
+    assert "a path ending in .toml" in p.stderr
     assert routerlab("bench", "--repeat", "0").returncode == 2
+
+
+SMALL = """
+[run]
+duration = "200ms"
+seed = 3
+
+[topology]
+kind = "dumbbell"
+pairs = 4
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "100Mbps", delay = "3ms" }
+
+[[workload]]
+kind = "bulk"
+"""
+
+
+def test_bench_measures_any_scenario_file_as_it_runs(tmp_path: Path):
+    # Named like a benchmark scenario: reported under its path, never judged by that target.
+    f = tmp_path / "dumbbell-1g.toml"
+    f.write_text(SMALL)
+    p = routerlab("bench", "--scenario", str(f), "--repeat", "1", "--json", check=True)
+    (r,) = json.loads(p.stdout)
+    assert r["scenario"] == str(f) and r["sim_seconds"] == 0.2
+    out = tmp_path / "out"
+    routerlab("run", str(f), "--out", str(out), "-q", check=True)
+    summary = json.loads((out / "summary.json").read_text())
+    assert (r["events"], r["packet_hops"]) == (summary["events"], summary["packet_hops"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dumbbell-1g.toml", "out"]
+    text = routerlab("bench", "--scenario", str(f), "--repeat", "1", check=True).stdout
+    assert str(f) in text and "targets" not in text
+
+
+def test_bench_checks_a_scenario_file_before_running_anything(tmp_path: Path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SMALL.replace("seed = 3", "seed = 3\nspeed = 2"))
+    p = routerlab("bench", "--scenario", "dumbbell-1g", "--scenario", str(bad))
+    assert p.returncode == 2
+    assert f"{bad}: invalid scenario" in p.stderr and "run.speed" in p.stderr
+    assert "run 1/" not in p.stderr  # nothing ran, not even the valid one
+    p = routerlab("bench", "--scenario", str(tmp_path / "missing.toml"))
+    assert p.returncode == 2 and "No such file" in p.stderr
 
 
 def test_the_median_run_is_reported_whole():
@@ -65,7 +109,8 @@ def _fake_run(name: str, wall: float, hops_per_s: float) -> dict:
 def test_runs_are_interleaved_in_rounds_and_each_median_is_whole():
     order = []
 
-    def measure(path: Path) -> dict:
+    def measure(path: Path, name: str) -> dict:
+        assert name == path.stem
         order.append(path.stem)
         n = len(order)
         return _fake_run(path.stem, wall=[3.0, 1.0, 2.0][(n - 1) // 2], hops_per_s=n)

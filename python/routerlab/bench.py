@@ -61,8 +61,45 @@ def scenarios() -> dict[str, Path]:
     return {n: found[n] for n in first + [n for n in found if n not in ORDER]}
 
 
-def measure_once(path: Path) -> dict:
-    """Run one scenario in a fresh interpreter; its figures."""
+def is_file_name(value: str) -> bool:
+    """Whether a `--scenario` value names a scenario file rather than a benchmark scenario:
+    it ends in ``.toml`` or contains a path separator (the benchmark names do neither)."""
+    return value.endswith(".toml") or "/" in value or os.sep in value
+
+
+def resolve(values: Sequence[str], check=None) -> dict[str, Path]:
+    """The scenarios to run, by the name the report gives each: a benchmark scenario by its
+    name, any other scenario file by its path as given (so that it cannot take a benchmark's
+    name and be judged by its target). Files are checked as `routerlab validate` checks them,
+    before anything runs; `BenchError` says what is wrong, with the field paths."""
+    if check is None:
+        from ._core import check
+    known = scenarios()
+    chosen: dict[str, Path] = {}
+    for value in values:
+        if value in known:
+            chosen[value] = known[value]
+            continue
+        if not is_file_name(value):
+            raise BenchError(
+                f"no benchmark scenario {value!r}; known: {', '.join(known)} "
+                "(or give a scenario file: a path ending in .toml)"
+            )
+        path = Path(value)
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise BenchError(f"{value}: {e.strerror}") from None
+        problems = check(text, str(path.resolve().parent))
+        if problems:
+            raise BenchError(f"{value}: invalid scenario\n" + "\n".join(f"  {p}" for p in problems))
+        chosen[value] = path
+    return chosen
+
+
+def measure_once(path: Path, name: str | None = None) -> dict:
+    """Run one scenario in a fresh interpreter; its figures, under `name` (default: the
+    file's stem)."""
     spawned = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "routerlab.bench", str(path), repr(spawned)],
@@ -72,7 +109,7 @@ def measure_once(path: Path) -> dict:
     if proc.returncode != 0:
         raise BenchError(f"{path.stem}: the benchmark run failed:\n{proc.stderr.strip()}")
     rec = json.loads(proc.stdout.strip().splitlines()[-1])
-    rec["scenario"] = path.stem
+    rec["scenario"] = name if name is not None else path.stem
     wall = rec["wall_seconds"]
     rec["events_per_s"] = rec["events"] / wall if wall > 0 else 0.0
     rec["packet_hops_per_s"] = rec["packet_hops"] / wall if wall > 0 else 0.0
@@ -89,15 +126,18 @@ def median_run(runs: list[dict]) -> dict:
     return lower_median(sorted(runs, key=lambda r: r["wall_seconds"]))
 
 
-def run(names: list[str], repeat: int, progress, measure=measure_once) -> list[dict]:
+def run(
+    names: Sequence[str], repeat: int, progress, measure=measure_once, paths=None
+) -> list[dict]:
     """Median run of each named scenario over `repeat` interleaved rounds (each round runs
-    every scenario once, in order); `progress(msg)` reports."""
-    available = scenarios()
+    every scenario once, in order); `progress(msg)` reports. `paths`: where each name's file
+    is (default: the benchmark scenarios; see `resolve`)."""
+    available = scenarios() if paths is None else paths
     runs: dict[str, list[dict]] = {name: [] for name in names}
     progress(f"{len(names)} scenario(s), {repeat} round(s) …")
     for i in range(repeat):
         for name in names:
-            r = measure(available[name])
+            r = measure(available[name], name)
             runs[name].append(r)
             progress(
                 f"{name}: run {i + 1}/{repeat}: loop {r['wall_seconds']:.3f} s, "
@@ -235,14 +275,15 @@ def probe_line(before: dict[int, float], after: dict[int, float]) -> str:
 
 
 def format_table(results: list[dict]) -> str:
+    w = max([20] + [len(r["scenario"]) for r in results])  # a scenario file's path may be long
     head = (
-        f"{'scenario':<20} {'sim s':>6} {'events':>11} {'pkt-hops':>11} {'wall s':>7} "
+        f"{'scenario':<{w}} {'sim s':>6} {'events':>11} {'pkt-hops':>11} {'wall s':>7} "
         f"{'setup s':>7} {'M ev/s':>7} {'M hops/s':>8} {'RSS MB':>7} {'heap MB':>7}"
     )
     lines = [head]
     for r in results:
         lines.append(
-            f"{r['scenario']:<20} {r['sim_seconds']:>6g} {r['events']:>11,} "
+            f"{r['scenario']:<{w}} {r['sim_seconds']:>6g} {r['events']:>11,} "
             f"{r['packet_hops']:>11,} {r['wall_seconds']:>7.3f} {r['setup_seconds']:>7.3f} "
             f"{r['events_per_s'] / 1e6:>7.2f} {r['packet_hops_per_s'] / 1e6:>8.2f} "
             f"{r['peak_rss_bytes'] / 1e6:>7.1f} {r['sim_peak_bytes'] / 1e6:>7.1f}"
