@@ -116,7 +116,7 @@ def test_runs_are_interleaved_in_rounds_and_each_median_is_whole():
         return _fake_run(path.stem, wall=[3.0, 1.0, 2.0][(n - 1) // 2], hops_per_s=n)
 
     names = ["dumbbell-1g", "fattree-k8"]
-    results = bench.run(names, 3, lambda _: None, measure=measure)
+    results = bench.run(bench.resolve(names), 3, lambda _: None, measure=measure)
     # Round by round, every scenario once: the same minutes for all of them.
     assert order == names * 3
     assert [r["scenario"] for r in results] == names

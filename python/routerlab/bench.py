@@ -67,13 +67,13 @@ def is_file_name(value: str) -> bool:
     return value.endswith(".toml") or "/" in value or os.sep in value
 
 
-def resolve(values: Sequence[str], check=None) -> dict[str, Path]:
+def resolve(values: Sequence[str]) -> dict[str, Path]:
     """The scenarios to run, by the name the report gives each: a benchmark scenario by its
     name, any other scenario file by its path as given (so that it cannot take a benchmark's
     name and be judged by its target). Files are checked as `routerlab validate` checks them,
     before anything runs; `BenchError` says what is wrong, with the field paths."""
-    if check is None:
-        from ._core import check
+    from .runner import check_file, problems_text
+
     known = scenarios()
     chosen: dict[str, Path] = {}
     for value in values:
@@ -87,19 +87,17 @@ def resolve(values: Sequence[str], check=None) -> dict[str, Path]:
             )
         path = Path(value)
         try:
-            text = path.read_text()
+            problems = check_file(path)
         except OSError as e:
             raise BenchError(f"{value}: {e.strerror}") from None
-        problems = check(text, str(path.resolve().parent))
         if problems:
-            raise BenchError(f"{value}: invalid scenario\n" + "\n".join(f"  {p}" for p in problems))
+            raise BenchError(problems_text(value, problems))
         chosen[value] = path
     return chosen
 
 
-def measure_once(path: Path, name: str | None = None) -> dict:
-    """Run one scenario in a fresh interpreter; its figures, under `name` (default: the
-    file's stem)."""
+def measure_once(path: Path, name: str) -> dict:
+    """Run one scenario in a fresh interpreter; its figures, under `name`."""
     spawned = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "routerlab.bench", str(path), repr(spawned)],
@@ -109,7 +107,7 @@ def measure_once(path: Path, name: str | None = None) -> dict:
     if proc.returncode != 0:
         raise BenchError(f"{path.stem}: the benchmark run failed:\n{proc.stderr.strip()}")
     rec = json.loads(proc.stdout.strip().splitlines()[-1])
-    rec["scenario"] = name if name is not None else path.stem
+    rec["scenario"] = name
     wall = rec["wall_seconds"]
     rec["events_per_s"] = rec["events"] / wall if wall > 0 else 0.0
     rec["packet_hops_per_s"] = rec["packet_hops"] / wall if wall > 0 else 0.0
@@ -126,18 +124,16 @@ def median_run(runs: list[dict]) -> dict:
     return lower_median(sorted(runs, key=lambda r: r["wall_seconds"]))
 
 
-def run(
-    names: Sequence[str], repeat: int, progress, measure=measure_once, paths=None
-) -> list[dict]:
-    """Median run of each named scenario over `repeat` interleaved rounds (each round runs
-    every scenario once, in order); `progress(msg)` reports. `paths`: where each name's file
-    is (default: the benchmark scenarios; see `resolve`)."""
-    available = scenarios() if paths is None else paths
+def run(chosen: dict[str, Path], repeat: int, progress, measure=measure_once) -> list[dict]:
+    """Median run of each scenario over `repeat` interleaved rounds (each round runs every
+    scenario once, in order); `chosen`: the scenarios by name, as `resolve` gives them;
+    `progress(msg)` reports."""
+    names = list(chosen)
     runs: dict[str, list[dict]] = {name: [] for name in names}
     progress(f"{len(names)} scenario(s), {repeat} round(s) …")
     for i in range(repeat):
         for name in names:
-            r = measure(available[name], name)
+            r = measure(chosen[name], name)
             runs[name].append(r)
             progress(
                 f"{name}: run {i + 1}/{repeat}: loop {r['wall_seconds']:.3f} s, "

@@ -15,7 +15,7 @@ from pathlib import Path
 from . import _core
 from .bench import KEYS as BENCH_KEYS
 from .output import AtomicDir, OutputExists
-from .runner import ScenarioInvalid, execute, prepare, write_files
+from .runner import ScenarioInvalid, check_file, execute, prepare, problems_text, write_files
 
 EXIT_INVALID = 2
 EXIT_INTERRUPTED = 130
@@ -48,21 +48,18 @@ def _fmt_rate(bps: float) -> str:
 
 
 def _print_problems(path: str, problems: list[str]) -> None:
-    print(f"{path}: invalid scenario", file=sys.stderr)
-    for p in problems:
-        print(f"  {p}", file=sys.stderr)
+    print(problems_text(path, problems), file=sys.stderr)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     status = 0
     for path in args.scenarios:
         try:
-            text = Path(path).read_text()
+            problems = check_file(Path(path))
         except OSError as e:
             print(f"{path}: {e.strerror}", file=sys.stderr)
             status = EXIT_INVALID
             continue
-        problems = _core.check(text, str(Path(path).resolve().parent))
         if problems:
             _print_problems(path, problems)
             status = EXIT_INVALID
@@ -319,7 +316,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     progress(machine)
     before = bench.probe_caches()
     try:
-        results = bench.run(list(paths), args.repeat, progress, paths=paths)
+        results = bench.run(paths, args.repeat, progress)
     except bench.BenchError as e:
         print(f"routerlab: {e}", file=sys.stderr)
         return 1

@@ -39,6 +39,18 @@ class ScenarioInvalid(Exception):
         self.problems = problems
 
 
+def problems_text(where: str, problems: list[str]) -> str:
+    """A rejected scenario's report: where it came from, then each problem with its field
+    path, one per line."""
+    return f"{where}: invalid scenario\n" + "\n".join(f"  {p}" for p in problems)
+
+
+def check_file(path: Path) -> list[str]:
+    """The problems of a scenario file (none if it is valid), relative file names in it
+    resolved beside it; `OSError` if it cannot be read."""
+    return _core.check(path.read_text(), str(path.resolve().parent))
+
+
 def scenario_hash(normalized_json: str) -> str:
     return hashlib.sha256(normalized_json.encode()).hexdigest()
 

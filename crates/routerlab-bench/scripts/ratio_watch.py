@@ -38,7 +38,8 @@ def probe() -> list[float]:
 def sample(repeat: int) -> dict:
     """One reading: the probe, then `repeat` interleaved rounds of the pair."""
     ns = probe()
-    by_name = {r["scenario"]: r for r in bench.run([BASE, MANY], repeat, lambda _msg: None)}
+    results = bench.run(bench.resolve([BASE, MANY]), repeat, lambda _msg: None)
+    by_name = {r["scenario"]: r for r in results}
     many, base = by_name[MANY], by_name[BASE]
     return {
         "ns": ns,
