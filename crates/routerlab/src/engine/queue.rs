@@ -35,7 +35,7 @@ const NIL: u32 = u32::MAX;
 /// Pops between two checks of the bucket width.
 const ADAPT_EVERY: u32 = 8192;
 /// Aimed-for events per bucket, and the band outside which the width changes. Measured: from 2
-/// (the textbook choice) to 1/8, the k = 8 fat-tree runs 10–14 % faster, the dumbbells 2–3 %.
+/// (near Brown's rule) to 1/8, the k = 8 fat-tree runs 10–14 % faster, the dumbbells 2–3 %.
 const TARGET_DENSITY: f64 = 0.125;
 const DENSITY_BAND: (f64, f64) = (TARGET_DENSITY / 8.0, TARGET_DENSITY * 4.0);
 /// Bucket widths from 256 ps to about 18 simulated seconds.
