@@ -11,6 +11,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: A small valid scenario (0.2 s of four bulk flows on a dumbbell) for tests that need one.
+SMALL_DUMBBELL = """\
+[run]
+duration = "0.2s"
+seed = 1
+
+[topology]
+kind = "dumbbell"
+pairs = 4
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "100Mbps", delay = "2ms", queue = { kind = "droptail", limit = "50pkts" } }
+
+[[workload]]
+kind = "bulk"
+flows = 4
+"""
+
 
 def routerlab(*args: str, check: bool = False, **kw) -> subprocess.CompletedProcess:
     """Run ``python -m routerlab ARGS`` in the repository (or ``cwd``); check: exit 0."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, routerlab
+from helpers import ROOT, SMALL_DUMBBELL, routerlab
 from routerlab import bench
 
 
@@ -42,26 +42,10 @@ def test_bench_refuses_an_unknown_scenario_before_running():
     assert routerlab("bench", "--repeat", "0").returncode == 2
 
 
-SMALL = """
-[run]
-duration = "200ms"
-seed = 3
-
-[topology]
-kind = "dumbbell"
-pairs = 4
-access = { rate = "1Gbps", delay = "1ms" }
-bottleneck = { rate = "100Mbps", delay = "3ms" }
-
-[[workload]]
-kind = "bulk"
-"""
-
-
 def test_bench_measures_any_scenario_file_as_it_runs(tmp_path: Path):
     # Named like a benchmark scenario: reported under its path, never judged by that target.
     f = tmp_path / "dumbbell-1g.toml"
-    f.write_text(SMALL)
+    f.write_text(SMALL_DUMBBELL)
     p = routerlab("bench", "--scenario", str(f), "--repeat", "1", "--json", check=True)
     (r,) = json.loads(p.stdout)
     assert r["scenario"] == str(f) and r["sim_seconds"] == 0.2
@@ -76,7 +60,7 @@ def test_bench_measures_any_scenario_file_as_it_runs(tmp_path: Path):
 
 def test_bench_checks_a_scenario_file_before_running_anything(tmp_path: Path):
     bad = tmp_path / "bad.toml"
-    bad.write_text(SMALL.replace("seed = 3", "seed = 3\nspeed = 2"))
+    bad.write_text(SMALL_DUMBBELL.replace("seed = 1", "seed = 1\nspeed = 2"))
     p = routerlab("bench", "--scenario", "dumbbell-1g", "--scenario", str(bad))
     assert p.returncode == 2
     assert f"{bad}: invalid scenario" in p.stderr and "run.speed" in p.stderr

@@ -18,26 +18,12 @@ import pytest
 
 import routerlab
 from browser import chromium, load
-from helpers import ROOT
+from helpers import ROOT, SMALL_DUMBBELL
 from helpers import routerlab as cli
 from routerlab import sweeps
 from routerlab.sweeps import backends, spec
 
-BASE = """\
-[run]
-duration = "0.2s"
-seed = 1
-
-[topology]
-kind = "dumbbell"
-pairs = 4
-access = { rate = "1Gbps", delay = "1ms" }
-bottleneck = { rate = "100Mbps", delay = "2ms", queue = { kind = "droptail", limit = "50pkts" } }
-
-[[workload]]
-kind = "bulk"
-flows = 4
-"""
+BASE = SMALL_DUMBBELL
 
 GRID = {"topology.bottleneck.queue.limit": ["10pkts", "80pkts"]}
 AXES = {"cc": {"newreno": {"transport.cc": "newreno"}, "cubic": {"transport.cc": "cubic"}}}

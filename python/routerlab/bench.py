@@ -105,7 +105,7 @@ def measure_once(path: Path, name: str) -> dict:
         text=True,
     )
     if proc.returncode != 0:
-        raise BenchError(f"{path.stem}: the benchmark run failed:\n{proc.stderr.strip()}")
+        raise BenchError(f"{name}: the benchmark run failed:\n{proc.stderr.strip()}")
     rec = json.loads(proc.stdout.strip().splitlines()[-1])
     rec["scenario"] = name
     wall = rec["wall_seconds"]
