@@ -884,7 +884,7 @@ fn host_hint(names: &[&str]) -> String {
     }
 }
 
-/// Name resolution against the built topology.
+/// Name resolution against the topology (its index: nothing is built).
 struct Names<'a> {
     index: TopologyIndex<'a>,
     by_name: BTreeMap<&'a str, NodeId>,
