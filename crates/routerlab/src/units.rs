@@ -2,7 +2,8 @@
 //!
 //! Every quantity that crosses a module boundary carries its unit in its type (`SimTime`,
 //! `Rate`, `Bytes`) or in its name (`_ps`, `_bytes`). Time is an integer so that runs are
-//! bit-for-bit reproducible; the only place a rate turns into a time is [`Rate::tx_time`].
+//! bit-for-bit reproducible; the only place a rate turns into a time is [`Rate::tx_time`] (and
+//! [`TxClock`], the same by multiplication, for ports).
 //!
 //! Scenario files write units in values: `"1.25ms"`, `"1Gbps"`, `"64KB"`, `"100pkts"`.
 //! KB/MB/GB are 1000-based and KiB/MiB/GiB 1024-based. Decimal values are parsed exactly
@@ -124,6 +125,65 @@ impl Rate {
     /// Bytes that this rate carries in `t` (rounded down).
     pub fn bytes_in(self, t: SimTime) -> u64 {
         ((self.0 as u128 * t.0 as u128) / (8 * PS_PER_S as u128)) as u64
+    }
+}
+
+/// [`Rate::tx_time`] as a multiplication, for a port that serializes every packet at one rate.
+/// The picoseconds per byte, `8·10¹² / rate`, are kept as their whole part and their fraction
+/// in 64-bit fixed point, and a time is `bytes·whole + ⌈bytes·fraction⌉`: one wide multiply
+/// and no division, branch or memo. It is exactly what the division gives (a unit and a
+/// property test compare the two), for datagrams under 2²¹ bytes at rates up to 2⁴³ bit/s;
+/// beyond those it divides. Why exact: the fixed-point `bytes·fraction` falls short of the
+/// true `bytes·(8·10¹² mod rate)/rate` by less than `bytes·2⁻⁶⁴ < 2⁻⁴³`, while a true value
+/// that is not whole lies at least `1/rate ≥ 2⁻⁴³` above the whole number below it; so both
+/// round up to the same picosecond. (It replaced a memo of the last two sizes sent, whose
+/// "which of the two?" branch ports carrying ACKs of many sizes mispredicted.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TxClock {
+    whole_ps_per_byte: u64,
+    /// The fraction of a picosecond per byte, in units of 2⁻⁶⁴ ps (rounded down).
+    frac_ps_per_byte: u64,
+    /// Sizes below this take the multiplication: 2²¹, or 0 for a rate it is not exact at.
+    exact_below: u64,
+    rate: Rate,
+}
+
+impl TxClock {
+    /// Datagram sizes up to which (exclusive) the multiplication is exact.
+    const EXACT_BYTES: u64 = 1 << 21;
+    /// Rates up to which (inclusive) the multiplication is exact.
+    const EXACT_RATE_BPS: u64 = 1 << 43;
+
+    pub fn new(rate: Rate) -> TxClock {
+        let ps_per_byte = 8 * PS_PER_S;
+        let exact = rate.0 > 0 && rate.0 <= Self::EXACT_RATE_BPS;
+        let (whole, frac) = if exact {
+            let rem = (ps_per_byte % rate.0) as u128;
+            (ps_per_byte / rate.0, ((rem << 64) / rate.0 as u128) as u64)
+        } else {
+            (0, 0)
+        };
+        TxClock {
+            whole_ps_per_byte: whole,
+            frac_ps_per_byte: frac,
+            exact_below: if exact { Self::EXACT_BYTES } else { 0 },
+            rate,
+        }
+    }
+
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+
+    /// Serialization time of `bytes`: `self.rate().tx_time(bytes)`, exactly.
+    #[inline]
+    pub fn tx_time(&self, bytes: u64) -> SimTime {
+        if bytes >= self.exact_below {
+            return self.rate.tx_time(bytes);
+        }
+        let frac = bytes as u128 * self.frac_ps_per_byte as u128;
+        let frac_up = (frac >> 64) as u64 + (frac as u64 != 0) as u64;
+        SimTime(bytes * self.whole_ps_per_byte + frac_up)
     }
 }
 
@@ -277,6 +337,7 @@ pub fn parse_size(s: &str) -> Option<Size> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn time_parses_exactly() {
@@ -310,6 +371,31 @@ mod tests {
         assert_eq!(parse_size("100pkts"), Some(Size::Packets(100)));
         assert_eq!(parse_size("512KB"), Some(Size::Bytes(512_000)));
         assert_eq!(parse_size("1.5pkts"), None);
+    }
+
+    #[test]
+    fn tx_clock_is_the_division() {
+        // Rates that divide 8·10¹² (bit·ps per byte·s) and rates that do not, up to the largest
+        // exact rate and past it (where it divides), at sizes from none to past the exact range.
+        let rates =
+            [1, 3, 7, 150_000_000, 1_000_000_000, 10_000_000_000, 99_999_999_999, (1 << 43) - 1, 1 << 43];
+        let sizes = [0, 1, 2, 40, 52, 1500, 1538, 9000, 65_535, (1 << 21) - 1, 1 << 21, 1 << 30];
+        for bps in rates.into_iter().chain([(1 << 43) + 1, u64::MAX / 2]) {
+            let clock = TxClock::new(Rate(bps));
+            for bytes in sizes {
+                assert_eq!(clock.tx_time(bytes), Rate(bps).tx_time(bytes), "{bytes} bytes at {bps} bit/s");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn tx_clock_matches_the_division(
+            bps in prop_oneof![1u64..100_000, 100_000u64..100_000_000_000, 1u64..=(1 << 43)],
+            bytes in prop_oneof![0u64..10_000, 0u64..(1 << 21)],
+        ) {
+            prop_assert_eq!(TxClock::new(Rate(bps)).tx_time(bytes), Rate(bps).tx_time(bytes));
+        }
     }
 
     #[test]

@@ -32,7 +32,7 @@ use crate::net::packet::{PacketPool, PipeLink};
 use crate::net::stage::{PortStage, QueueView};
 use crate::qdisc::{AnyQdisc, DropCause, DropList, Qdisc, QdiscStats, Verdict};
 use crate::rng::SimRng;
-use crate::units::{Rate, SimTime};
+use crate::units::{Rate, SimTime, TxClock};
 
 /// Counters of a port's transmitter, each updated by every packet (the rare ones are
 /// [`LinkDrops`], at the port's end).
@@ -78,15 +78,16 @@ impl LinkDrops {
 /// A port. Fields are in the order the hot path reads them (`repr(C)` keeps it), from the
 /// start of a cache line: the first line holds what an arrival reads (the pipe's tail, the far
 /// end, whether the link is up), whether the transmitter is free and the queue may be
-/// bypassed, and the start of serialization (rate, loss); the second the rest of it (the
-/// memo, MTU, framing) and the counters every transmission updates, the bypass counters
-/// among them: all that a packet that bypasses the queue reads. Then what a packet that goes
-/// through the queue reads besides: whether there is an observer or a stage, the occupancy
-/// integrals, the queue discipline (a drop-tail queue's hot part ends the fifth line); last
-/// what only fragments, stages and drops outside the queue use. A packet that bypasses the
-/// queue thus reads the port's first [`Port::BYPASS_BYTES`], a transmission from a drop-tail
-/// queue its first [`Port::TRANSMIT_BYTES`], an arrival its first [`Port::ARRIVAL_BYTES`]:
-/// what the event loop prefetches for each (a unit test checks the layout).
+/// bypassed, and the start of serialization (loss, the clock's first half); the second the
+/// rest of it (the clock's rest, MTU, framing) and the counters every transmission updates,
+/// the bypass counters among them: all that a packet that bypasses the queue reads. Then
+/// what a packet that goes through the queue reads besides: whether there is an observer or
+/// a stage, the occupancy integrals, the queue discipline (a drop-tail queue's hot part ends
+/// the fifth line); last what only fragments, stages and drops outside the queue use. A
+/// packet that bypasses the queue thus reads the port's first [`Port::BYPASS_BYTES`], a
+/// transmission from a drop-tail queue its first [`Port::TRANSMIT_BYTES`], an arrival its
+/// first [`Port::ARRIVAL_BYTES`]: what the event loop prefetches for each (a unit test checks
+/// the layout).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Port {
@@ -108,15 +109,10 @@ pub struct Port {
     /// With `queue_bypass`: the empty queue's room (its capacity) in full-sized packets, so
     /// that a host asking how much its idle NIC takes reads no further than this line.
     empty_room: u32,
-    pub rate: Rate,
-    /// The last two (wire bytes, serialization time) pairs: a port sends few distinct sizes
-    /// (full segments one way, ACKs the other), and this spares a 64-bit division per packet.
-    tx_memo_wire: [u32; 2],
     /// Independent random loss probability per packet (an impairment).
     pub loss: f64,
-    tx_memo_time: [SimTime; 2],
-    /// The rate the memo was computed at (`rate` is public: a change invalidates it).
-    tx_memo_rate: Rate,
+    /// The link's rate, with its serialization time as a multiplication.
+    tx_clock: TxClock,
     pub framing_bytes: u32,
     /// Largest IP datagram the link carries; larger ones are fragmented at dequeue (or dropped
     /// if DF is set). An IP datagram has at most 65,535 bytes, so a larger MTU is that one.
@@ -172,7 +168,7 @@ impl Port {
             id,
             from,
             to,
-            rate,
+            tx_clock: TxClock::new(rate),
             delay,
             framing_bytes,
             mtu,
@@ -194,9 +190,6 @@ impl Port {
             loss_rng,
             link_drops: LinkDrops::default(),
             observer: None,
-            tx_memo_wire: [0; 2],
-            tx_memo_time: [SimTime::ZERO; 2],
-            tx_memo_rate: rate,
             stats: PortStats::default(),
             queue_area: QueueArea::default(),
         };
@@ -262,6 +255,11 @@ impl Port {
         self.mtu as u32
     }
 
+    /// The link's rate.
+    pub fn rate(&self) -> Rate {
+        self.tx_clock.rate()
+    }
+
     pub fn stage(&self) -> Option<&dyn PortStage> {
         self.stage.as_deref()
     }
@@ -272,7 +270,7 @@ impl Port {
             packets: self.qdisc.len_packets(),
             bytes: self.qdisc.len_bytes(),
             capacity_packets: self.qdisc.capacity_packets(),
-            rate: self.rate,
+            rate: self.rate(),
         }
     }
 
@@ -513,7 +511,7 @@ impl Port {
         dropped: &mut impl FnMut(PacketId, DropCause, &mut PacketPool),
     ) -> Option<PacketId> {
         let ip_len = pool.get(p).ip_len() as u64;
-        let t = self.tx_time(ip_len + self.framing_bytes as u64);
+        let t = self.tx_clock.tx_time(ip_len + self.framing_bytes as u64);
         let end = now + t;
         self.busy_until = end;
         self.stats.busy += t;
@@ -536,28 +534,6 @@ impl Port {
         }
         self.pipe_tail = Some(p);
         Some(p)
-    }
-
-    /// Serialization time of `wire` bytes, memoized.
-    #[inline]
-    fn tx_time(&mut self, wire: u64) -> SimTime {
-        if self.tx_memo_rate != self.rate {
-            (self.tx_memo_wire, self.tx_memo_time) = Default::default();
-            self.tx_memo_rate = self.rate;
-        }
-        // An IP datagram (< 2^16 bytes) plus any sane framing fits a u32. An empty slot
-        // remembers 0 bytes taking no time, which is true.
-        let Ok(w) = u32::try_from(wire) else { return self.rate.tx_time(wire) };
-        if self.tx_memo_wire[0] == w {
-            return self.tx_memo_time[0];
-        }
-        if self.tx_memo_wire[1] == w {
-            return self.tx_memo_time[1];
-        }
-        let t = self.rate.tx_time(wire);
-        self.tx_memo_wire = [w, self.tx_memo_wire[0]];
-        self.tx_memo_time = [t, self.tx_memo_time[0]];
-        t
     }
 
     /// The transmitter finished, with packets waiting: start the next one. Returns the packet
@@ -833,8 +809,7 @@ mod tests {
         // by the end of the second line: all a packet that bypasses the queue reads.
         for end in [
             offset_of!(Port, loss) + 8,
-            offset_of!(Port, tx_memo_time) + size_of::<[SimTime; 2]>(),
-            offset_of!(Port, tx_memo_rate) + 8,
+            offset_of!(Port, tx_clock) + size_of::<TxClock>(),
             offset_of!(Port, mtu) + 2,
             offset_of!(Port, bypassed_max_bytes) + 2,
             offset_of!(Port, bypassed) + 8,

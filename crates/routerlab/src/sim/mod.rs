@@ -277,7 +277,7 @@ impl Simulation {
                 }
                 if let Some(s) = spec.sp_sender {
                     use crate::mechanisms::sp::{SpSender, SpSenderParams};
-                    let mut params = SpSenderParams::for_link(net.ports[net.host_nic[h].idx()].rate);
+                    let mut params = SpSenderParams::for_link(net.ports[net.host_nic[h].idx()].rate());
                     params.t_buffer = s.t_buffer.unwrap_or(params.t_buffer);
                     params.max_length = s.max_length;
                     shims.push(Box::new(SpSender::new(params)));

@@ -272,7 +272,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             drops_total += drops;
             LinkRow {
                 link: sim.net.port_names[p.id.idx()].clone(),
-                rate_bps: p.rate.bps(),
+                rate_bps: p.rate().bps(),
                 tx_packets: p.stats.tx_packets,
                 tx_bytes: p.stats.tx_bytes,
                 utilization: if now.0 > 0 { p.stats.busy.min(now).0 as f64 / now.0 as f64 } else { 0.0 },
