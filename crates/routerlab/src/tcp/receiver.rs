@@ -307,7 +307,12 @@ impl Receiver {
                 j += 1;
             }
             let removed: u64 = self.ooo[i..j].iter().map(|b| b.right - b.left).sum();
-            self.ooo.splice(i..j, [nb]);
+            // Mostly the segment grows one interval (the one it continues) or opens one.
+            match j - i {
+                0 => self.ooo.insert(i, nb),
+                1 => self.ooo[i] = nb,
+                _ => drop(self.ooo.splice(i..j, [nb])),
+            }
             self.ooo_bytes = self.ooo_bytes - removed + (nb.right - nb.left);
         }
         // Most recent first; drop the oldest if full.
@@ -345,6 +350,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn rx(delayed: Option<DelayedAck>) -> Receiver {
         let mut r = Receiver::new(1 << 20, delayed, EcnEcho::Off);
@@ -454,5 +460,38 @@ mod tests {
         r.on_ack_sent();
         r.on_segment(SimTime(0), 201, 100, false, false, false);
         assert!(!r.ece());
+    }
+
+    proptest! {
+        /// Segments arriving in any order, overlapping or not: the receiver holds what a
+        /// byte-by-byte model holds (the in-order point, the bytes held above it), and its SACK
+        /// blocks are whole runs of held bytes, apart, the first holding the latest segment
+        /// received out of order.
+        #[test]
+        fn reassembly_matches_a_byte_model(segs in proptest::collection::vec((1u64..400, 1u32..60), 1..60)) {
+            let mut r = rx(None);
+            let mut held = vec![false; 500];
+            for (seq, len) in segs {
+                let end = (seq + len as u64).min(held.len() as u64);
+                let out_of_order = seq > r.rcv_nxt;
+                r.on_segment(SimTime(0), seq, (end - seq) as u32, false, false, false);
+                held[seq as usize..end as usize].fill(true);
+                let rcv_nxt = (1..held.len()).find(|&i| !held[i]).unwrap_or(held.len()) as u64;
+                prop_assert_eq!(r.rcv_nxt, rcv_nxt);
+                prop_assert_eq!(r.delivered_bytes, rcv_nxt - 1);
+                prop_assert_eq!(r.ooo_bytes(), held[rcv_nxt as usize..].iter().filter(|&&h| h).count() as u64);
+                let blocks = r.sack_blocks();
+                for b in blocks.as_slice() {
+                    prop_assert!(b.left > rcv_nxt && b.left < b.right);
+                    prop_assert!(held[b.left as usize..b.right as usize].iter().all(|&h| h));
+                    prop_assert!(!held[b.left as usize - 1], "a block starts a run");
+                    prop_assert!(b.right as usize == held.len() || !held[b.right as usize], "and ends it");
+                }
+                if out_of_order && end > seq {
+                    let first = blocks.as_slice()[0];
+                    prop_assert!(first.left <= seq && seq < first.right);
+                }
+            }
+        }
     }
 }

@@ -136,6 +136,12 @@ pub struct Scoreboard {
     /// Index below which every unSACKed segment is presumed lost (a scan hint).
     lost_hint: usize,
     sack_cached: usize,
+    /// Index of the segment ending at `high_sacked` (while there is one): where the next
+    /// SACK block usually begins, and where the search for lost segments starts.
+    high_sacked_at: usize,
+    /// `mark_lost_by_sack` has marked all it would with these (dupthresh, mss), and no
+    /// segment was SACKed since: what it marks depends on nothing else (see there).
+    lost_marks_current: Option<(u32, u64)>,
     /// SACK blocks already applied (Linux's `recv_sack_cache`): every segment wholly inside
     /// one of them is SACKed, so a block repeated by the next ACK costs nothing but its new
     /// part. Pairwise apart (not touching), and not beyond the data sent when cached.
@@ -244,6 +250,7 @@ impl Scoreboard {
                 }
                 self.retx_hint = self.retx_hint.saturating_sub(1);
                 self.lost_hint = self.lost_hint.saturating_sub(1);
+                self.high_sacked_at = self.high_sacked_at.saturating_sub(1);
             } else if start < ack {
                 // A partial acknowledgment of a segment: trim it.
                 let cut = ack - start;
@@ -275,16 +282,19 @@ impl Scoreboard {
     pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> u64 {
         let mut newly = 0;
         for b in blocks {
-            if b.left >= b.right {
+            let cached = &self.sack_cache[..self.sack_cached];
+            // A block the last ACK reported too (most of a recovery's blocks) has nothing new.
+            if b.left >= b.right || cached.iter().any(|c| c.left <= b.left && b.right <= c.right) {
                 continue;
             }
             // Walk only the parts of the block outside the cached ones: each cached block cuts
-            // the parts in one buffer into the other. (Not a fresh array per cut copied back:
-            // the copy read in wide words the pairs just stored, a stalled store forward.)
-            let mut parts = [[(0u64, 0u64); 2 * MAX_SACK_BLOCKS + 1]; 2];
+            // the parts in one buffer into the other, and adds at most one (they are apart).
+            // (Not a fresh array per cut copied back: the copy read in wide words the pairs
+            // just stored, a stalled store forward.)
+            let mut parts = [[(0u64, 0u64); MAX_SACK_BLOCKS + 1]; 2];
             parts[0][0] = (b.left, b.right);
             let (mut cur, mut n) = (0, 1);
-            for c in &self.sack_cache[..self.sack_cached] {
+            for c in cached {
                 let mut k = 0;
                 for j in 0..n {
                     let (x, y) = parts[cur][j];
@@ -298,7 +308,12 @@ impl Scoreboard {
                 (cur, n) = (1 - cur, k);
             }
             for &(x, y) in &parts[cur][..n] {
-                let mut i = self.first_ending_above(x);
+                // A block growing at the top of the SACKed data starts where it ends.
+                let mut i = if self.sacked_segs > 0 && x == self.high_sacked {
+                    self.highest_sacked_index() + 1
+                } else {
+                    self.first_ending_above(x)
+                };
                 let mut start = self.start_of_or_end(i);
                 while i < self.segs.len() && start < y {
                     let end = self.end_of(i);
@@ -308,7 +323,9 @@ impl Scoreboard {
                         s.set(Entry::SACKED, true);
                         self.sacked_bytes += end - start;
                         self.sacked_segs += 1;
-                        self.high_sacked = self.high_sacked.max(end);
+                        if end > self.high_sacked {
+                            (self.high_sacked, self.high_sacked_at) = (end, i);
+                        }
                         newly += end - start;
                     }
                     (i, start) = (i + 1, end);
@@ -316,7 +333,22 @@ impl Scoreboard {
             }
         }
         self.cache_sack(blocks);
+        if newly > 0 {
+            self.lost_marks_current = None;
+        }
         newly
+    }
+
+    /// The index of the highest SACKed segment (there is one): the hint, checked.
+    #[inline]
+    fn highest_sacked_index(&self) -> usize {
+        let h = self.high_sacked_at;
+        if h < self.segs.len() && self.end_of(h) == self.high_sacked {
+            h
+        } else {
+            let una = self.una;
+            self.segs.partition_point(|e| e.end(una) < self.high_sacked)
+        }
     }
 
     /// Start of segment `i`, or the end of the board if `i` is past it.
@@ -354,17 +386,22 @@ impl Scoreboard {
     /// The SACKed data above a segment only grows as it goes down the board, so the lost
     /// segments are the unSACKed ones at or below a *frontier*, found by walking down from the
     /// highest SACKed segment; only those between `lost_hint` and the frontier can be new.
+    ///
+    /// Whether a segment is lost depends only on the SACKed segments above it, which only a
+    /// SACK changes (an ACK removes segments below, a send adds unSACKed ones above, and
+    /// nothing unmarks a segment): a call with no segment SACKed since the last has nothing
+    /// to mark, and returns at once. In a recovery it is asked on every ACK.
     pub fn mark_lost_by_sack(&mut self, dupthresh: u32, mss: u64) -> usize {
-        if self.sacked_segs == 0 {
+        if self.sacked_segs == 0 || self.lost_marks_current == Some((dupthresh, mss)) {
             return 0;
         }
+        self.lost_marks_current = Some((dupthresh, mss));
         let byte_limit = (dupthresh as u64).saturating_sub(1) * mss;
         let is_lost = |segs: u32, bytes: u64| segs >= dupthresh || bytes > byte_limit;
         let frontier = if is_lost(0, 0) {
             self.segs.len() - 1
         } else {
-            let una = self.una;
-            let top = self.segs.partition_point(|e| e.end(una) < self.high_sacked);
+            let top = self.highest_sacked_index();
             let (mut segs, mut bytes) = (0u32, 0u64);
             let mut frontier = None;
             let mut end = self.end_of(top);
@@ -579,6 +616,24 @@ mod tests {
         assert_eq!(b.pipe(), 50 + 100);
     }
 
+    /// A block spanning as many cached blocks as an ACK carries, with gaps between them: only
+    /// the gaps are new, in as many parts as there can be (one more than the cached blocks).
+    #[test]
+    fn a_block_across_every_cached_block_sacks_only_the_gaps() {
+        let mut b = Scoreboard::new();
+        for i in 0..10 {
+            b.push(i * 100, (i + 1) * 100, SimTime(i), false);
+        }
+        let cached: Vec<SackBlock> = (0..MAX_SACK_BLOCKS as u64)
+            .map(|i| SackBlock { left: 100 + 200 * i, right: 200 + 200 * i })
+            .collect();
+        assert_eq!(b.apply_sack(&cached), 100 * MAX_SACK_BLOCKS as u64);
+        assert_eq!(b.apply_sack(&cached), 0, "the same blocks again are nothing new");
+        let across = SackBlock { left: 0, right: 1000 };
+        assert_eq!(b.apply_sack(&[across]), 1000 - 100 * MAX_SACK_BLOCKS as u64);
+        assert!(b.segments().all(|s| s.sacked));
+    }
+
     #[test]
     fn cumulative_ack_removes_and_samples_oldest() {
         let mut b = board(4);
@@ -719,8 +774,9 @@ mod tests {
                             SackBlock { left: at(x).min(at(y)), right: at(x).max(at(y)) },
                             SackBlock { left: at(x / 2), right: at(x / 2 + len) },
                             SackBlock { left: at(y + len), right: at(y) },
+                            SackBlock { left: at(y / 3), right: at(y / 3 + len / 2) },
                         ];
-                        let n = 1 + (len % 3) as usize;
+                        let n = 1 + (len % 4) as usize;
                         prop_assert_eq!(b.apply_sack(&blocks[..n]), naive.apply_sack(&blocks[..n]));
                     }
                     3 => {
