@@ -75,6 +75,8 @@ def read(path) -> tuple[dict, list[Record]]:
                     options["mss"] = struct.unpack("!H", body)[0]
                 elif kind == 4:
                     options["sack_permitted"] = True
+                elif kind == 8:
+                    options["timestamps"] = struct.unpack("!II", body)
                 elif kind == 5:
                     options["sack"] = [
                         struct.unpack("!II", body[j : j + 8]) for j in range(0, len(body), 8)

@@ -326,11 +326,17 @@ pcap_snaplen = 96
     tcp = [r for r in recs if r.tcp is not None]
     syn = tcp[0]
     assert syn.tcp["flags"] & 0x02 and not syn.tcp["flags"] & 0x10, "the SYN comes first"
-    assert syn.tcp["seq"] == 0 and syn.tcp["options"] == {"mss": 1460, "sack_permitted": True}
+    opts = syn.tcp["options"]
+    assert syn.tcp["seq"] == 0 and (opts["mss"], opts["sack_permitted"]) == (1460, True)
+    assert opts["timestamps"][1] == 0, "a SYN echoes nothing"
     assert (syn.ip["src"], syn.ip["dst"]) == ("10.0.0.1", "10.0.0.2")
     data = [r for r in tcp if r.tcp["payload_len"] > 0]
     assert sum(r.tcp["payload_len"] for r in data) >= 200_000
-    assert data[0].tcp["seq"] == 1 and data[1].tcp["seq"] == 1461
+    # Every segment carries timestamps (12 bytes): a full one carries the MSS less them.
+    assert data[0].tcp["seq"] == 1 and data[1].tcp["seq"] == 1 + 1448
+    assert all(r.tcp["header_len"] >= 32 and "timestamps" in r.tcp["options"] for r in tcp)
+    # The first data segment echoes the SYN-ACK's clock, which is the SYN's or later.
+    assert data[0].tcp["options"]["timestamps"][1] >= opts["timestamps"][0]
     # TCP checksums verify over the pseudo-header (the zero payload adds nothing to the sum).
     r = data[0]
     seg_len = r.ip["total_len"] - 20

@@ -36,8 +36,9 @@ fn stalled(r: &Results) -> usize {
     r.flows.iter().filter(|f| f.max_silence_s > 10.0).count()
 }
 
-/// The paper's claims, on a small configuration over three seeds: TAQ's short-term (20 s)
-/// Jain index well above drop-tail's, utilization not lower, far fewer stalled flows.
+/// The paper's claims, as directions, on a small configuration over three seeds: TAQ's
+/// short-term (20 s) Jain index above drop-tail's, utilization not lower, fewer stalled flows
+/// and fewer timeouts. (How far above is the reproductions' business: taq-fairness.)
 #[test]
 fn taq_keeps_short_term_fairness_where_drop_tail_loses_it() {
     for seed in 1..=3 {
@@ -49,14 +50,9 @@ fn taq_keeps_short_term_fairness_where_drop_tail_loses_it() {
             stalled(&dt),
             stalled(&taq)
         );
-        assert!(jtaq > jdt + 0.1, "seed {seed}: short-term Jain drop-tail {jdt:.3}, TAQ {jtaq:.3}");
+        assert!(jtaq > jdt, "seed {seed}: short-term Jain drop-tail {jdt:.3}, TAQ {jtaq:.3}");
         assert!(taq.summary.goodput_bps >= 0.98 * dt.summary.goodput_bps, "seed {seed}");
-        assert!(
-            2 * stalled(&taq) < stalled(&dt).max(1),
-            "seed {seed}: {} vs {}",
-            stalled(&taq),
-            stalled(&dt)
-        );
-        assert!(taq.summary.timeouts * 2 < dt.summary.timeouts, "seed {seed}");
+        assert!(stalled(&taq) < stalled(&dt).max(1), "seed {seed}: {} vs {}", stalled(&taq), stalled(&dt));
+        assert!(taq.summary.timeouts < dt.summary.timeouts, "seed {seed}");
     }
 }

@@ -166,7 +166,7 @@ mod tests {
         p.ip.dst = HostId(2);
         p.ip.id = 77;
         p.tcp.seq = 12345;
-        p.tcp.payload_len = ip_len as u32 - 40;
+        p.tcp.payload_len = ip_len - 40;
         pool.alloc(p)
     }
 

@@ -19,6 +19,11 @@ use crate::units::{Rate, SimTime};
 
 pub const IPV4_HEADER_BYTES: u32 = 20;
 pub const TCP_HEADER_BYTES: u32 = 20;
+/// The timestamps option: kind, length, TSval, TSecr (RFC 7323 §3). Data segments carry it
+/// after two NOPs (12 bytes, as Linux and ns-3 send it); the padding to 4 bytes gives that here.
+pub const TS_OPTION_BYTES: u32 = 10;
+/// Room for options in a TCP header (RFC 793: a data offset of at most 15 words).
+pub const MAX_OPTION_BYTES: u32 = 40;
 pub const UDP_HEADER_BYTES: u32 = 8;
 pub const PROTO_TCP: u8 = 6;
 pub const PROTO_UDP: u8 = 17;
@@ -213,31 +218,41 @@ pub struct TcpSegment {
     pub mss: u16,
     /// SACK-permitted option (SYN only).
     pub sack_permitted: bool,
+    /// Timestamps option (RFC 7323): on every segment of a connection that negotiated it, and
+    /// on a SYN that offers it. `ts_val` and `ts_ecr` hold the sender's clock and the echo (see
+    /// `tcp::timestamps` for their unit).
+    pub ts: bool,
+    pub ts_val: u32,
+    pub ts_ecr: u32,
     /// CP: a switch cut the payload off; only the headers travel on, and `payload_len` still
     /// says how much was cut (see `mechanisms::cp`). A reserved header bit on the wire.
     pub cut: bool,
     pub sack: SackList,
-    /// Bytes of payload.
-    pub payload_len: u32,
+    /// Bytes of payload (an IPv4 datagram holds at most 65 495 after the headers).
+    pub payload_len: u16,
     /// Kick-Ass and RCP fields.
     pub xr: RateFields,
 }
 
 impl TcpSegment {
-    /// Header length including options, padded to 4 bytes (RFC 793, 2018, 6691).
+    /// Header length including options, each option aligned to 4 bytes with NOPs as Linux
+    /// lays them out (RFC 793, 2018, 6691, 7323): MSS 4; SACK-permitted 4, or sharing the
+    /// timestamps' padding on a SYN (12 for both); timestamps 12; SACK 4 + 8 per block.
     pub fn header_len(&self) -> u32 {
         let mut opts = 0;
         if self.mss != 0 {
             opts += 4;
         }
-        if self.sack_permitted {
-            opts += 2;
-        }
+        opts += match (self.ts, self.sack_permitted) {
+            (true, _) => TS_OPTION_BYTES.div_ceil(4) * 4,
+            (false, true) => 4,
+            (false, false) => 0,
+        };
         if !self.sack.is_empty() {
-            opts += 2 + 8 * self.sack.len() as u32;
+            opts += 4 + 8 * self.sack.len() as u32;
         }
-        opts += self.xr.option_bytes();
-        TCP_HEADER_BYTES + opts.div_ceil(4) * 4
+        opts += self.xr.option_bytes().div_ceil(4) * 4;
+        TCP_HEADER_BYTES + opts
     }
     /// Sequence space the segment occupies: payload, plus one for SYN and for FIN.
     pub fn seq_len(&self) -> u64 {
@@ -403,7 +418,7 @@ impl Packet {
             src,
             dst,
             protocol: PROTO_TCP,
-            total_len: (IPV4_HEADER_BYTES + tcp.header_len() + tcp.payload_len) as u16,
+            total_len: (IPV4_HEADER_BYTES + tcp.header_len() + tcp.payload_len as u32) as u16,
             dont_fragment: true,
             ttl: 64,
             ..Default::default()

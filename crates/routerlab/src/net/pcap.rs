@@ -3,7 +3,7 @@
 //!
 //! Packets are representations, so the bytes are built here: an IPv4 header (with checksum,
 //! DF/MF, fragment offset), then the transport header — TCP with its options (MSS,
-//! SACK-permitted, SACK blocks, Kick-Ass's and RCP's experimental options, NOP padding) and a
+//! SACK-permitted, timestamps, SACK blocks, Kick-Ass's and RCP's experimental options, NOP padding) and a
 //! correct checksum, or UDP — and a payload of zeros, cut at `snaplen` (the record keeps the
 //! original length). Zeros add nothing to the Internet checksum, so TCP checksums are right even
 //! though the payload is not captured. A fragment's record carries its own slice of the
@@ -47,7 +47,7 @@ fn transport_header(p: &Packet) -> Vec<u8> {
     let (src, dst) = (host_addr(p.ip.src.0), host_addr(p.ip.dst.0));
     let datagram_payload = if p.ip.protocol == PROTO_TCP {
         // A CP-cut segment is its header alone.
-        p.tcp.header_len() + if p.tcp.cut { 0 } else { p.tcp.payload_len }
+        p.tcp.header_len() + if p.tcp.cut { 0 } else { p.tcp.payload_len as u32 }
     } else {
         // Unbound (UDP) packets: everything after the IP header of the whole datagram.
         p.ip_len() + p.ip.frag_offset as u32 * 8 - IPV4_HEADER_BYTES
@@ -83,9 +83,20 @@ fn transport_header(p: &Packet) -> Vec<u8> {
         h[o..o + 4].copy_from_slice(&[2, 4, (t.mss >> 8) as u8, t.mss as u8]);
         o += 4;
     }
-    if t.sack_permitted {
-        h[o..o + 2].copy_from_slice(&[4, 2]);
-        o += 2;
+    // As Linux lays them out: SACK-permitted shares the timestamps' padding on a SYN.
+    match (t.ts, t.sack_permitted) {
+        (true, sack_ok) => {
+            let lead = if sack_ok { [4, 2] } else { [1, 1] };
+            h[o..o + 4].copy_from_slice(&[lead[0], lead[1], 8, 10]);
+            h[o + 4..o + 8].copy_from_slice(&t.ts_val.to_be_bytes());
+            h[o + 8..o + 12].copy_from_slice(&t.ts_ecr.to_be_bytes());
+            o += 12;
+        }
+        (false, true) => {
+            h[o..o + 4].copy_from_slice(&[1, 1, 4, 2]);
+            o += 4;
+        }
+        (false, false) => {}
     }
     if !t.sack.is_empty() {
         h[o..o + 2].copy_from_slice(&[1, 1]); // NOP NOP
@@ -270,6 +281,24 @@ mod tests {
         assert_eq!(orig, 100);
         assert!(b[20..].iter().all(|&x| x == 0));
         assert_eq!(u16::from_be_bytes([b[6], b[7]]) & 0x1fff, 100);
+    }
+
+    /// Timestamps as Linux sends them: after two NOPs on data, sharing SACK-permitted's
+    /// padding on a SYN; the header length the model counts is the one written.
+    #[test]
+    fn timestamps_are_laid_out_as_linux_lays_them_out() {
+        use crate::net::packet::TcpSegment;
+        let mk = |seg: TcpSegment| {
+            transport_header(&Packet::tcp_for_test(crate::ids::HostId(0), crate::ids::HostId(1), seg))
+        };
+        let data = TcpSegment { ts: true, ts_val: 0x0102_0304, ts_ecr: 7, ..TcpSegment::default() };
+        let h = mk(data);
+        assert_eq!(h.len(), 32);
+        assert_eq!(&h[20..32], &[1, 1, 8, 10, 1, 2, 3, 4, 0, 0, 0, 7]);
+        let syn = TcpSegment { mss: 1460, sack_permitted: true, ..data };
+        let h = mk(syn);
+        assert_eq!(h.len() as u32, syn.header_len());
+        assert_eq!(&h[20..28], &[2, 4, 5, 180, 4, 2, 8, 10]);
     }
 
     #[test]

@@ -704,7 +704,7 @@ mod tests {
                 // Arrivals go first at equal times, as a link's arrival event would.
                 Some(&&(t, payload_len, ect)) if due.is_none_or(|d| t <= d) => {
                     next.next();
-                    let seg = TcpSegment { payload_len, ..Default::default() };
+                    let seg = TcpSegment { payload_len: payload_len as u16, ..Default::default() };
                     let mut pkt = Packet::tcp_for_test(HostId(0), HostId(1), seg);
                     pkt.ip.set_ecn(if ect { Ecn::Ect0 } else { Ecn::NotEct });
                     let p = pool.alloc(pkt);

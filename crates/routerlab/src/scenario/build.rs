@@ -8,8 +8,8 @@ use std::path::Path;
 
 use super::schema::{
     Cc, ConnectMode, CubicCc, DctcpCc, DupAckFilterName, ForwardingName, KaStage, KickAssCc, Link, LinkState,
-    PermutationPattern, Queue, RcpStage, SpOccupancyName, SpStage, SpVariantName, TaqDropName, Topology,
-    Transport, Workload,
+    PermutationPattern, Queue, RcpStage, RecoveryName, SpOccupancyName, SpStage, SpVariantName, TaqDropName,
+    Topology, Transport, Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Threshold};
 use super::{Scenario, ScenarioError};
@@ -28,8 +28,8 @@ use crate::net::{DirSpec, NodeKind, TopologySpec};
 use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
 use crate::rng::{SimRng, StreamId};
 use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec, SpSenderSpec};
-use crate::tcp::cc::{CcConfig, CubicParams, DctcpParams};
-use crate::tcp::{DelayedAck, MptcpConfig, RtoParams, TcpConfig};
+use crate::tcp::cc::{CcConfig, CubicParams, DctcpParams, HystartParams};
+use crate::tcp::{DelayedAck, MptcpConfig, Recovery, RtoParams, TcpConfig};
 use crate::topology::{self, BuiltTopology, DumbbellParams, FatTreeParams, ParkingLotParams, StarParams};
 use crate::units::{SimTime, Size};
 use crate::workload::cbr::Cbr;
@@ -53,6 +53,7 @@ impl Default for CubicCc {
             beta: p.beta,
             fast_convergence: p.fast_convergence,
             alpha_beyond_wmax: p.alpha_beyond_wmax,
+            hystart: p.hystart.enabled,
         }
     }
 }
@@ -68,7 +69,7 @@ impl Default for KickAssCc {
 impl Default for DctcpCc {
     fn default() -> DctcpCc {
         let p = DctcpParams::default();
-        DctcpCc { g: p.g, alpha_init: p.alpha_init }
+        DctcpCc { g: p.g, alpha_init: p.alpha_init, min_cwnd: p.min_cwnd }
     }
 }
 
@@ -89,6 +90,12 @@ impl Default for Transport {
             sack: d.sack,
             limited_transmit: d.limited_transmit,
             lost_retransmit_detection: d.lost_retransmit_detection,
+            recovery: match d.recovery {
+                Recovery::Prr => RecoveryName::Prr,
+                Recovery::Rfc6675 => RecoveryName::Rfc6675,
+            },
+            timestamps: d.timestamps,
+            timestamp_tick: PositiveDuration(d.ts_tick),
             delayed_ack: d.delayed_ack.is_some(),
             delayed_ack_count: d.delayed_ack.unwrap_or(da).count,
             delayed_ack_timeout: PositiveDuration(d.delayed_ack.unwrap_or(da).timeout),
@@ -119,8 +126,11 @@ impl Transport {
                     beta: p.beta,
                     fast_convergence: p.fast_convergence,
                     alpha_beyond_wmax: p.alpha_beyond_wmax,
+                    hystart: HystartParams { enabled: p.hystart, ..HystartParams::default() },
                 }),
-                Cc::Dctcp(p) => CcConfig::Dctcp(DctcpParams { g: p.g, alpha_init: p.alpha_init }),
+                Cc::Dctcp(p) => {
+                    CcConfig::Dctcp(DctcpParams { g: p.g, alpha_init: p.alpha_init, min_cwnd: p.min_cwnd })
+                }
                 Cc::KickAss(p) => CcConfig::ExplicitRate(KaEndpoint {
                     protocol: RateProtocol::KickAss,
                     indicator_interval: p.indicator_interval.0,
@@ -145,6 +155,12 @@ impl Transport {
             sack: self.sack,
             limited_transmit: self.limited_transmit,
             lost_retransmit_detection: self.lost_retransmit_detection,
+            recovery: match self.recovery {
+                RecoveryName::Prr => Recovery::Prr,
+                RecoveryName::Rfc6675 => Recovery::Rfc6675,
+            },
+            timestamps: self.timestamps,
+            ts_tick: self.timestamp_tick.0,
             delayed_ack: self
                 .delayed_ack
                 .then_some(DelayedAck { count: self.delayed_ack_count, timeout: self.delayed_ack_timeout.0 }),
@@ -167,6 +183,14 @@ impl Transport {
         }
         if self.init_cwnd == 0 {
             err("init_cwnd", "must be at least 1 segment".into());
+        }
+        // RFC 7323 §5.4 asks for 1 ms to 1 s per tick; Linux also offers 1 µs. A finer clock
+        // would wrap its 32 bits within a run's round trips.
+        if !(SimTime::from_us(1)..=SimTime::from_secs(1)).contains(&self.timestamp_tick.0) {
+            err(
+                "timestamp_tick",
+                format!("{} is not a timestamp clock tick (expected 1us to 1s)", self.timestamp_tick.0),
+            );
         }
         if self.delayed_ack_count == 0 {
             err("delayed_ack_count", "must be at least 1".into());
@@ -195,6 +219,9 @@ impl Transport {
                 }
                 if !(0.0..=1.0).contains(&p.alpha_init) {
                     err("cc.alpha_init", format!("{} is not a possible α (expected 0 to 1)", p.alpha_init));
+                }
+                if p.min_cwnd == 0 {
+                    err("cc.min_cwnd", "must be at least 1 segment".into());
                 }
             }
             Cc::NewReno | Cc::KickAss(_) | Cc::Rcp => {}

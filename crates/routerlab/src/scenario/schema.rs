@@ -584,6 +584,8 @@ pub struct CubicCc {
     pub beta: f64,
     pub fast_convergence: bool,
     pub alpha_beyond_wmax: f64,
+    /// HyStart (Linux's), with Linux's constants.
+    pub hystart: bool,
 }
 
 /// Kick-Ass's endpoint parameters.
@@ -600,6 +602,18 @@ pub struct KickAssCc {
 pub struct DctcpCc {
     pub g: f64,
     pub alpha_init: f64,
+    /// The least window after an ECN reduction, in segments (Linux: 2).
+    pub min_cwnd: u32,
+}
+
+/// `transport.recovery`: `"prr"` (RFC 6937, Linux's) or `"rfc6675"` (cwnd = ssthresh at once).
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RecoveryName {
+    #[default]
+    #[serde(rename = "prr")]
+    Prr,
+    #[serde(rename = "rfc6675")]
+    Rfc6675,
 }
 
 /// TCP parameters. Every key is optional; defaults are `TcpConfig::default()`'s.
@@ -620,6 +634,11 @@ pub struct Transport {
     pub sack: bool,
     pub limited_transmit: bool,
     pub lost_retransmit_detection: bool,
+    /// How the window comes down after a loss or an ECN echo.
+    pub recovery: RecoveryName,
+    /// The timestamps option (RFC 7323), and its clock's tick.
+    pub timestamps: bool,
+    pub timestamp_tick: PositiveDuration,
     pub delayed_ack: bool,
     pub delayed_ack_count: u32,
     pub delayed_ack_timeout: PositiveDuration,

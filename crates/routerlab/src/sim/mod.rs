@@ -1223,7 +1223,7 @@ impl Transmit for SegmentsToPackets<'_> {
         let SegmentsToPackets { src, dst, conn, peer, flow_hash, dont_fragment, sp_sender, .. } = *self;
         self.out.push(self.pool.alloc_with(|p| {
             write(&mut p.tcp);
-            let total = IPV4_HEADER_BYTES + p.tcp.header_len() + p.tcp.payload_len;
+            let total = IPV4_HEADER_BYTES + p.tcp.header_len() + p.tcp.payload_len as u32;
             p.ip = Ipv4Header {
                 src,
                 dst,

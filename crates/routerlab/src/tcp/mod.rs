@@ -12,7 +12,7 @@ What is modelled, with the RFCs it follows (and what is not, in `docs/tcp.md`):
   (RFC 6675), both on one scoreboard ([`scoreboard`]); limited transmit (RFC 3042);
   configurable duplicate-ACK threshold;
 - RTO per RFC 6298 ([`rtt`]) with Karn's rule, backoff, minimum and maximum, and a separate
-  initial SYN timeout;
+  initial SYN timeout; timestamps (RFC 7323, [`timestamps`]) for samples Karn's rule forbids;
 - congestion control through the [`cc::CongestionControl`] trait;
 - delayed ACKs, SACK blocks and ECN echo ([`receiver`]);
 - explicit loss signals (a router or receiver naming the lost range, as CP's PACK does) enter
@@ -26,10 +26,25 @@ pub mod scoreboard;
 mod socket;
 #[cfg(test)]
 pub(crate) mod testing;
+pub mod timestamps;
 
 pub use receiver::{DelayedAck, EcnEcho};
 pub use rtt::RtoParams;
 pub use socket::{CaState, LossSignal, Outgoing, State, TcpSocket, TcpStats, Transmit};
+
+/// How the window comes down to ssthresh after a loss or an ECN echo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Recovery {
+    /// Proportional Rate Reduction (RFC 6937) with the slow-start reduction bound, as Linux's
+    /// `tcp_cwnd_reduction` runs it: during a SACK recovery, and after an ECN echo (Linux's CWR
+    /// state), the window falls to ssthresh over about one round trip, sending in proportion
+    /// to the data delivered. Linux's and ns-3's default. Without SACK, recovery is RFC 6582's.
+    #[default]
+    Prr,
+    /// cwnd = ssthresh at once: RFC 6675 with SACK, RFC 6582 (window inflation) without; RFC
+    /// 3168 §6.1.2 for an ECN echo.
+    Rfc6675,
+}
 
 use crate::units::SimTime;
 use cc::CcConfig;
@@ -62,6 +77,15 @@ pub struct TcpConfig {
     pub sack: bool,
     /// Limited transmit (RFC 3042).
     pub limited_transmit: bool,
+    /// How the window is reduced in a recovery and after an ECN echo.
+    pub recovery: Recovery,
+    /// Offer the timestamps option (RFC 7323); on by default, as in Linux and ns-3. Used when
+    /// both ends offer it: 12 bytes on every segment, and RTT samples Karn's rule would forbid
+    /// (after a retransmission, from a SYN-ACK answering a retransmitted SYN).
+    pub timestamps: bool,
+    /// The timestamp clock's tick (Linux: 1 ms, `TCP_TS_HZ`; ns-3: 1 ms): the resolution of
+    /// RTT samples taken from echoes.
+    pub ts_tick: SimTime,
     /// With SACK: presume a retransmission lost again once data sent after it is SACKed, and
     /// resend it, instead of waiting for the timer (Linux's `tcp_mark_lost_retrans`, which RACK
     /// later generalized; RFC 6675 itself leaves lost retransmissions to the timer).
@@ -115,6 +139,9 @@ impl Default for TcpConfig {
             dupthresh_from_paths: false,
             sack: true,
             limited_transmit: true,
+            recovery: Recovery::Prr,
+            timestamps: true,
+            ts_tick: SimTime::from_ms(1),
             lost_retransmit_detection: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,

@@ -9,6 +9,8 @@
 //!   order, a duplicate, or fills a hole. Without delayed ACKs, every segment is acknowledged.
 //! - SACK blocks (RFC 2018 §4): the first block holds the most recently received segment, the
 //!   others repeat the most recently reported blocks.
+//! - Timestamps (RFC 7323 §4.3): `TS.Recent`, the `TSval` the next ACK echoes, is taken from a
+//!   segment not above the last acknowledgment sent (`tcp::timestamps`).
 //! - ECN echo: classic (RFC 3168 §6.1.3) sets ECE on every ACK from a CE arrival until a CWR
 //!   arrives; DCTCP (RFC 8257 §3.2) echoes exactly the CE state of the data acknowledged,
 //!   sending an ACK at once when that state changes so that no change is hidden by a delayed ACK.
@@ -54,6 +56,10 @@ pub struct Receiver {
     /// Bytes of payload delivered in order.
     pub delivered_bytes: u64,
     buf_bytes: u64,
+    /// `rcv_nxt` when the last ACK was sent (Linux's `rcv_wup`, RFC 7323's Last.ACK.sent).
+    rcv_wup: u64,
+    /// RFC 7323 `TS.Recent`: the timestamp the next segment echoes.
+    ts_recent: u32,
     /// Sequence number of the peer's FIN, once seen.
     pub fin_seq: Option<u64>,
     /// Out-of-order intervals above `rcv_nxt`, sorted and disjoint.
@@ -88,6 +94,8 @@ impl Receiver {
     pub fn new(buf_bytes: u64, delayed: Option<DelayedAck>, ecn: EcnEcho) -> Receiver {
         Receiver {
             rcv_nxt: 0,
+            rcv_wup: 0,
+            ts_recent: 0,
             ooo: Vec::new(),
             ooo_bytes: 0,
             recent: [0; 4],
@@ -117,6 +125,20 @@ impl Receiver {
     pub fn on_syn(&mut self, seq: u64) {
         self.rcv_nxt = seq + 1;
         self.ack_now = true;
+    }
+
+    /// A segment starting at `seq` carried the timestamp `ts_val` (RFC 7323 §4.3): it becomes
+    /// `TS.Recent` if the segment is not above the last acknowledgment sent and the clock did
+    /// not go back. Call before the segment itself.
+    pub fn on_timestamp(&mut self, seq: u64, ts_val: u32) {
+        if seq <= self.rcv_wup && super::timestamps::at_or_after(ts_val, self.ts_recent) {
+            self.ts_recent = ts_val;
+        }
+    }
+
+    /// The timestamp to echo (`TSecr`) on the next segment.
+    pub fn ts_recent(&self) -> u32 {
+        self.ts_recent
     }
 
     /// Advertised window.
@@ -253,6 +275,7 @@ impl Receiver {
 
     /// An ACK (pure or piggybacked) was just sent.
     pub fn on_ack_sent(&mut self) {
+        self.rcv_wup = self.rcv_nxt;
         self.packs.clear();
         self.unacked_segs = 0;
         self.ack_now = false;
@@ -272,14 +295,17 @@ impl Receiver {
     /// SACK blocks for the next ACK, most recent first (RFC 2018).
     pub fn sack_blocks(&self) -> SackList {
         let mut list = SackList::new();
-        self.push_sack_blocks(&mut list);
+        self.push_sack_blocks(&mut list, crate::net::packet::MAX_SACK_BLOCKS);
         list
     }
 
-    /// Append the SACK blocks for the next ACK to `list`, as many as fit, skipping blocks
-    /// already in it.
-    pub fn push_sack_blocks(&self, list: &mut SackList) {
+    /// Append the SACK blocks for the next ACK to `list` until it holds `max`, skipping
+    /// blocks already in it.
+    pub fn push_sack_blocks(&self, list: &mut SackList, max: usize) {
         for &rep in &self.recent[..self.recent_len] {
+            if list.len() >= max {
+                return;
+            }
             if let Some(b) = self.ooo.iter().find(|b| b.left <= rep && rep < b.right)
                 && !list.as_slice().contains(b)
                 && !list.push(*b)

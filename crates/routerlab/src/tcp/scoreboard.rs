@@ -2,9 +2,11 @@
 //! about it (SACKed, presumed lost, retransmitted), and the pipe estimate of RFC 6675 §4.
 //!
 //! Segments keep the boundaries they were first sent with; a retransmission resends the same
-//! range. The pipe — the bytes the sender believes are in the network — is maintained
-//! incrementally: a segment contributes its length unless it is SACKed, or presumed lost and
-//! not yet retransmitted. NewReno recovery (RFC 6582) uses the same board without SACK
+//! range. The pipe — the payload bytes the sender believes are in the network — is maintained
+//! incrementally: a segment contributes its payload unless it is SACKed, or presumed lost and
+//! not yet retransmitted. A FIN occupies a sequence number but no room in the network (Linux
+//! counts its window in packets, with the FIN riding on the last one; ns-3 counts payload bytes):
+//! it takes no share of the pipe. NewReno recovery (RFC 6582) uses the same board without SACK
 //! information: the pipe then equals FlightSize, less segments presumed lost and not yet resent
 //! (which is what go-back-N after a timeout needs).
 //!
@@ -47,6 +49,10 @@ impl SentSegment {
     pub fn is_empty(&self) -> bool {
         self.end == self.start
     }
+    /// Payload bytes: its length less the FIN's sequence number.
+    pub fn payload_len(&self) -> u64 {
+        self.len() - self.fin as u64
+    }
 }
 
 /// A segment as stored: 16 bytes, four to a cache line. Every ACK reads the board's oldest
@@ -83,13 +89,14 @@ impl Entry {
     fn end(&self, una: u64) -> u64 {
         una + self.end_low.wrapping_sub(una as u32) as u64
     }
-    /// Its share of the pipe, given its length.
+    /// Its share of the pipe, given its length in sequence numbers: its payload, while it is
+    /// neither SACKed nor presumed lost and not yet resent.
     #[inline]
     fn pipe_share(&self, len: u64) -> u64 {
         if self.has(Self::SACKED) || (self.has(Self::LOST) && !self.has(Self::RETRANSMITTED)) {
             0
         } else {
-            len
+            len - self.has(Self::FIN) as u64
         }
     }
 }
@@ -97,9 +104,14 @@ impl Entry {
 /// What a cumulative ACK removed from the board.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Acked {
+    /// Sequence numbers acknowledged (payload and FIN).
     pub bytes: u64,
-    /// Send time of the oldest newly acknowledged segment, if no newly acknowledged segment was
-    /// ever retransmitted (Karn's rule: otherwise no RTT sample).
+    /// Payload bytes acknowledged that were not SACKed before: delivered now for the first
+    /// time. (Bytes SACKed earlier were delivered when SACKed.)
+    pub newly_delivered: u64,
+    /// Send time of the oldest newly acknowledged segment that was not SACKed before (those
+    /// were delivered earlier), if no newly acknowledged segment was ever retransmitted (Karn's
+    /// rule: otherwise no RTT sample). Linux's `first_ackt` in `tcp_clean_rtx_queue`.
     pub rtt_from: Option<SimTime>,
     pub fin_acked: bool,
 }
@@ -222,7 +234,7 @@ impl Scoreboard {
         assert!(end - self.una < 1 << 32, "the board spans less than 2^32 sequence numbers");
         let mut e = Entry { first_sent_at: now, end_low: end as u32, tx_count: 1, ..Entry::default() };
         e.set(Entry::FIN, fin);
-        self.pipe += end - start;
+        self.pipe += e.pipe_share(end - start);
         self.segs.push_back(e);
     }
 
@@ -240,12 +252,14 @@ impl Scoreboard {
                 if front.has(Entry::SACKED) {
                     self.sacked_bytes -= len;
                     self.sacked_segs -= 1;
+                } else {
+                    out.newly_delivered += len - front.has(Entry::FIN) as u64;
                 }
                 out.bytes += len;
                 out.fin_acked |= front.has(Entry::FIN);
                 if front.tx_count > 1 {
                     karn_ok = false;
-                } else if out.rtt_from.is_none() {
+                } else if out.rtt_from.is_none() && !front.has(Entry::SACKED) {
                     out.rtt_from = Some(front.first_sent_at);
                 }
                 self.retx_hint = self.retx_hint.saturating_sub(1);
@@ -259,6 +273,8 @@ impl Scoreboard {
                 self.pipe = self.pipe - before + after;
                 if front.has(Entry::SACKED) {
                     self.sacked_bytes -= cut;
+                } else {
+                    out.newly_delivered += cut;
                 }
                 // The trimmed segment may now lie inside a cached block without being SACKed.
                 self.sack_cached = 0;
@@ -277,8 +293,8 @@ impl Scoreboard {
         out
     }
 
-    /// Apply SACK blocks; returns the bytes newly SACKed. Blocks with left ≥ right (a CP PACK,
-    /// or garbage) are ignored here.
+    /// Apply SACK blocks; returns the payload bytes newly SACKed. Blocks with left ≥ right (a
+    /// CP PACK, or garbage) are ignored here.
     pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> u64 {
         let mut newly = 0;
         for b in blocks {
@@ -326,7 +342,7 @@ impl Scoreboard {
                         if end > self.high_sacked {
                             (self.high_sacked, self.high_sacked_at) = (end, i);
                         }
-                        newly += end - start;
+                        newly += end - start - s.has(Entry::FIN) as u64;
                     }
                     (i, start) = (i + 1, end);
                 }
@@ -518,7 +534,7 @@ impl Scoreboard {
         debug_assert!(s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED));
         s.set(Entry::RETRANSMITTED, true);
         s.tx_count = s.tx_count.saturating_add(1);
-        self.pipe += len;
+        self.pipe += s.pipe_share(len);
         debug_assert!(self.retransmissions.back().is_none_or(|r| r.retx_high <= snd_nxt));
         self.retransmissions.push_back(Retransmission { end, tx_count: s.tx_count, retx_high: snd_nxt });
     }
@@ -550,7 +566,7 @@ impl Scoreboard {
                 && !s.has(Entry::SACKED)
                 && s.tx_count == r.tx_count
             {
-                self.pipe -= len;
+                self.pipe -= s.pipe_share(len);
                 s.set(Entry::RETRANSMITTED, false);
                 self.retx_hint = self.retx_hint.min(i);
                 marked += 1;
@@ -566,7 +582,9 @@ impl Scoreboard {
 
     #[cfg(test)]
     fn pipe_by_scan(&self) -> u64 {
-        self.segments().map(|s| if s.sacked || (s.lost && !s.retransmitted) { 0 } else { s.len() }).sum()
+        self.segments()
+            .map(|s| if s.sacked || (s.lost && !s.retransmitted) { 0 } else { s.payload_len() })
+            .sum()
     }
 }
 
@@ -707,7 +725,7 @@ mod tests {
                 for s in self.segs.iter_mut() {
                     if b.left < b.right && !s.sacked && s.start >= b.left && s.end <= b.right {
                         s.sacked = true;
-                        newly += s.len();
+                        newly += s.payload_len();
                     }
                 }
             }
@@ -738,34 +756,45 @@ mod tests {
             }
             marked
         }
-        fn ack_to(&mut self, ack: u64) {
+        /// Returns the payload bytes acknowledged that were not SACKed before.
+        fn ack_to(&mut self, ack: u64) -> u64 {
+            let delivered = self
+                .segs
+                .iter()
+                .filter(|s| !s.sacked && s.start < ack)
+                .map(|s| if s.end <= ack { s.payload_len() } else { ack - s.start })
+                .sum();
             self.segs.retain(|s| s.end > ack);
             if let Some(f) = self.segs.first_mut() {
                 f.start = f.start.max(ack);
             }
+            delivered
         }
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4096))]
 
-        /// After any sequence of sends, SACKs (several blocks, touching or overlapping or not),
-        /// loss marks, retransmissions, partial and whole ACKs and timeouts, the board holds
-        /// what the whole-board scans give; the incremental pipe and SACKed bytes equal a
-        /// rescan; and the next segment to resend is the first lost, unresent, unSACKed one.
+        /// After any sequence of sends (the last may carry a FIN), SACKs (several blocks,
+        /// touching or overlapping or not), loss marks, retransmissions, partial and whole ACKs
+        /// and timeouts, the board holds what the whole-board scans give; the incremental pipe
+        /// and SACKed bytes equal a rescan; an ACK reports as newly delivered exactly the
+        /// unSACKed payload it covers; and the next segment to resend is the first lost,
+        /// unresent, unSACKed one.
         #[test]
         fn matches_whole_board_scans(
             ops in proptest::collection::vec((0u8..8, 0u64..3000, 0u64..3000, 1u64..300), 1..120),
         ) {
             let (mut b, mut naive) = (Scoreboard::new(), Naive::default());
-            let mut snd_nxt = 1;
+            let (mut snd_nxt, mut fin_sent) = (1, false);
             for (op, x, y, len) in ops {
                 let una = b.first().map_or(snd_nxt, |s| s.start);
                 let at = |v: u64| una + v % (snd_nxt - una + 1);
                 match op {
-                    0 | 1 => {
+                    0 | 1 if !fin_sent => {
                         let seg = (snd_nxt, snd_nxt + len);
-                        b.push(seg.0, seg.1, SimTime(x), false);
+                        fin_sent = x % 29 == 0;
+                        b.push(seg.0, seg.1, SimTime(x), fin_sent);
                         naive.segs.push(b.segments().last().unwrap());
                         snd_nxt = seg.1;
                     }
@@ -804,8 +833,8 @@ mod tests {
                     }
                     6 => {
                         let ack = una + x % (1 + (snd_nxt - una) / 2);
-                        b.ack_to(ack);
-                        naive.ack_to(ack);
+                        let delivered = naive.ack_to(ack);
+                        prop_assert_eq!(b.ack_to(ack).newly_delivered, delivered);
                     }
                     _ if len < 20 => {
                         b.mark_all_lost();

@@ -11,18 +11,26 @@
 //! (the first one of fast retransmit, of a partial ACK, of a timeout) bypass the window.
 //!
 //! Loss recovery states follow Linux's names: `Open`, `Disorder` (duplicate ACKs below the
-//! threshold), `Recovery` (fast recovery) and `Loss` (after a timeout, until everything sent
-//! before it is acknowledged).
+//! threshold), `Cwr` (reducing after an ECN echo, with PRR), `Recovery` (fast recovery) and
+//! `Loss` (after a timeout, until everything sent before it is acknowledged).
+//!
+//! With `Recovery::Prr` (RFC 6937) the window comes down to ssthresh during a SACK recovery or
+//! a CWR as Linux's `tcp_cwnd_reduction` brings it: on each ACK, cwnd = pipe + what may be sent,
+//! which is ssthresh/RecoverFS of the data delivered while the pipe is above ssthresh, and
+//! catches up to ssthresh by at most the data delivered plus one segment below it.
 
 use std::sync::Arc;
 
-use super::TcpConfig;
 use super::cc::{AckSample, AnyCc, CongestionControl, Window};
 use super::receiver::{EcnEcho, Receiver};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
+use super::timestamps::TsClock;
+use super::{Recovery, TcpConfig};
 use crate::mechanisms::ka::{RateProtocol, encoding as ka_code};
-use crate::net::packet::{Ecn, RateFields, SackList, TcpFlags, TcpSegment};
+use crate::net::packet::{
+    Ecn, MAX_OPTION_BYTES, MAX_SACK_BLOCKS, RateFields, SackList, TcpFlags, TcpSegment,
+};
 use crate::units::{Rate, SimTime};
 
 /// Connection states (RFC 793), with TIME-WAIT folded into `Closed` (ports are never reused
@@ -46,6 +54,8 @@ pub enum State {
 pub enum CaState {
     Open,
     Disorder,
+    /// Reducing the window after an ECN echo (PRR only; otherwise the reduction is at once).
+    Cwr,
     Recovery,
     Loss,
 }
@@ -55,10 +65,22 @@ impl CaState {
         match self {
             CaState::Open => "open",
             CaState::Disorder => "disorder",
+            CaState::Cwr => "cwr",
             CaState::Recovery => "recovery",
             CaState::Loss => "loss",
         }
     }
+}
+
+/// Proportional Rate Reduction's counters for the reduction under way (RFC 6937 §3), in bytes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Prr {
+    /// Data delivered to the receiver since the reduction began.
+    delivered: u64,
+    /// Data sent since it began.
+    out: u64,
+    /// cwnd when it began (Linux's `prior_cwnd`, RFC 6937's RecoverFS).
+    prior_cwnd: u64,
 }
 
 /// A reason to believe data was lost. Every loss signal — inferred or explicit — enters here.
@@ -164,6 +186,8 @@ pub struct TcpSocket {
     state: State,
     ca: CaState,
     sack_ok: bool,
+    /// Both ends offered timestamps (RFC 7323): every segment carries them.
+    ts_ok: bool,
     ecn_ok: bool,
     /// The explicit-rate protocol both ends agreed on (Kick-Ass in the handshake; RCP by its
     /// header on the SYN).
@@ -185,6 +209,7 @@ pub struct TcpSocket {
     rcv: Receiver,
 
     // --- send side, what only a sender of data reads ---
+    prr: Prr,
     cc: AnyCc,
     rtt: RttEstimator,
     sb: Scoreboard,
@@ -217,6 +242,7 @@ impl TcpSocket {
             syn_rto: cfg.syn_rto,
             peer_mss: cfg.mss,
             sack_ok: false,
+            ts_ok: false,
             ecn_ok: false,
             rate_ok: None,
             snd_una: 0,
@@ -226,6 +252,7 @@ impl TcpSocket {
             fin_sent: false,
             rwnd: cfg.rcv_buf,
             win: Window { cwnd: cfg.init_cwnd as u64 * mss, ssthresh: u64::MAX, mss },
+            prr: Prr::default(),
             cc: cfg.cc.build(),
             rtt: RttEstimator::new(cfg.rto),
             sb: Scoreboard::new(),
@@ -481,7 +508,7 @@ impl TcpSocket {
                     self.accept_syn(seg);
                     self.ecn_ok = self.ecn_ok && f.has(TcpFlags::ECE);
                     self.configure_ecn();
-                    self.complete_handshake(now);
+                    self.complete_handshake(now, seg);
                     self.on_rate_fields(now, seg);
                     self.rcv.request_ack();
                 }
@@ -493,7 +520,7 @@ impl TcpSocket {
                     return;
                 }
                 if f.has(TcpFlags::ACK) && seg.ack >= 1 {
-                    self.complete_handshake(now);
+                    self.complete_handshake(now, seg);
                 } else {
                     return;
                 }
@@ -509,6 +536,9 @@ impl TcpSocket {
         if seg.cut && !self.cfg.cp {
             return; // a stack without CP discards a segment shorter than its header says
         }
+        if self.ts_ok && seg.ts {
+            self.rcv.on_timestamp(seg.seq, seg.ts_val);
+        }
         if self.rate_ok.is_some() {
             self.on_rate_fields(now, seg);
         }
@@ -516,13 +546,20 @@ impl TcpSocket {
             self.process_ack(now, seg);
         }
         if seg.cut {
-            self.rcv.on_cut(now, seg.seq, seg.payload_len, ecn == Ecn::Ce);
+            self.rcv.on_cut(now, seg.seq, seg.payload_len.into(), ecn == Ecn::Ce);
             return;
         }
         let fin = f.has(TcpFlags::FIN);
         if seg.payload_len > 0 || fin {
             let before = self.rcv.fin_received;
-            self.rcv.on_segment(now, seg.seq, seg.payload_len, fin, ecn == Ecn::Ce, f.has(TcpFlags::CWR));
+            self.rcv.on_segment(
+                now,
+                seg.seq,
+                seg.payload_len.into(),
+                fin,
+                ecn == Ecn::Ce,
+                f.has(TcpFlags::CWR),
+            );
             if self.rcv.fin_received && !before {
                 self.on_peer_fin();
             }
@@ -584,7 +621,7 @@ impl TcpSocket {
         }
         if let Some((ack, ece)) = self.rcv.take_flush() {
             emit.emit(Ecn::NotEct, false, |seg| {
-                *seg = self.pure_ack();
+                *seg = self.pure_ack(now);
                 seg.ack = ack;
                 seg.flags = if ece { TcpFlags::ACK.with(TcpFlags::ECE) } else { TcpFlags::ACK };
             });
@@ -595,7 +632,7 @@ impl TcpSocket {
             self.send_data(now, emit);
         }
         if self.rcv.ack_due(now) {
-            emit.emit(Ecn::NotEct, false, |seg| *seg = self.pure_ack());
+            emit.emit(Ecn::NotEct, false, |seg| *seg = self.pure_ack(now));
             self.rcv.on_ack_sent();
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
@@ -631,7 +668,7 @@ impl TcpSocket {
             }
             if let Some(i) = self.next_to_retransmit() {
                 let s = self.sb.get(i);
-                if self.retransmit_now || self.sb.pipe() + s.len() <= self.win.cwnd {
+                if self.retransmit_now || self.sb.pipe() + s.payload_len() <= self.win.cwnd {
                     self.retransmit_now = false;
                     self.sb.on_retransmit(i, self.snd_nxt);
                     self.stats.retransmissions += 1;
@@ -649,7 +686,9 @@ impl TcpSocket {
                 if self.snd_nxt + seq_len - self.snd_una > self.rwnd {
                     break; // receiver-window limited
                 }
-                let over_cwnd = self.sb.pipe() + seq_len > self.win.cwnd;
+                // The FIN takes a sequence number but no room in the window (the board gives it
+                // no share of the pipe): a flow of exactly one window leaves in one flight.
+                let over_cwnd = self.sb.pipe() + len > self.win.cwnd;
                 if over_cwnd {
                     if self.lt_credit == 0 {
                         self.cwnd_limited = true;
@@ -677,12 +716,16 @@ impl TcpSocket {
     }
 
     /// Payload of a full segment: the MSS less the options every segment of this connection
-    /// carries (RFC 6691), i.e. RCP's header.
+    /// carries (RFC 6691): the timestamps (12 bytes with their padding; Linux's 1448-byte
+    /// segments on a 1500-byte MTU) and RCP's header.
     fn segment_payload(&self) -> u64 {
-        let every_segment = match self.rate_ok {
+        let mut every_segment = match self.rate_ok {
             Some(RateProtocol::Rcp) => RateFields { rcp: true, ..Default::default() }.option_bytes() as u64,
             _ => 0,
         };
+        if self.ts_ok {
+            every_segment += crate::net::packet::TS_OPTION_BYTES.div_ceil(4) as u64 * 4;
+        }
         self.win.mss - every_segment
     }
 
@@ -710,7 +753,7 @@ impl TcpSocket {
         retx: bool,
         emit: &mut impl Transmit,
     ) {
-        let payload = (end - start - fin as u64) as u32;
+        let payload = (end - start - fin as u64) as u16;
         let mut flags = TcpFlags::ACK;
         if fin {
             flags = flags.with(TcpFlags::FIN);
@@ -727,7 +770,7 @@ impl TcpSocket {
         let pacing = self.pacing_rate();
         let mut header_len = 0;
         emit.emit(ecn, retx, |seg| {
-            *seg = self.segment(start, flags, payload);
+            *seg = self.segment(now, start, flags, payload);
             if pacing.is_some() {
                 header_len = seg.header_len();
             }
@@ -737,11 +780,14 @@ impl TcpSocket {
         self.stats.data_segments_sent += 1;
         self.tx_budget = self.tx_budget.saturating_sub(1);
         self.stats.payload_bytes_sent += payload as u64;
+        if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
+            self.prr.out += payload as u64;
+        }
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 (5.1)
         }
         if let Some(rate) = pacing {
-            let wire = (payload + header_len + crate::net::packet::IPV4_HEADER_BYTES) as u64;
+            let wire = (payload as u32 + header_len + crate::net::packet::IPV4_HEADER_BYTES) as u64;
             self.next_send_at = self.next_send_at.max(now) + rate.tx_time(wire);
         }
     }
@@ -768,6 +814,9 @@ impl TcpSocket {
             window: self.rcv.window(),
             mss: self.cfg.mss.min(u16::MAX as u32) as u16,
             sack_permitted: self.cfg.sack && (!server || self.sack_ok),
+            ts: if server { self.ts_ok } else { self.cfg.timestamps },
+            ts_val: self.ts_clock().value(now),
+            ts_ecr: if server { self.rcv.ts_recent() } else { 0 },
             sack: SackList::new(),
             payload_len: 0,
             cut: false,
@@ -801,17 +850,20 @@ impl TcpSocket {
     }
 
     /// A segment without data that acknowledges what has arrived (and carries a pending rate).
-    fn pure_ack(&mut self) -> TcpSegment {
+    fn pure_ack(&mut self, now: SimTime) -> TcpSegment {
         let mut flags = TcpFlags::ACK;
         if self.rcv.ece() && self.ecn_ok {
             flags = flags.with(TcpFlags::ECE);
         }
-        self.segment(self.snd_nxt, flags, 0)
+        self.segment(now, self.snd_nxt, flags, 0)
     }
 
     /// A segment of an established connection: `payload` bytes from `seq`, acknowledging what
-    /// has arrived, with the SACK and rate options due.
-    fn segment(&mut self, seq: u64, flags: TcpFlags, payload: u32) -> TcpSegment {
+    /// has arrived, with the timestamps, rate and SACK options due.
+    fn segment(&mut self, now: SimTime, seq: u64, flags: TcpFlags, payload: u16) -> TcpSegment {
+        let xr = self.rate_fields();
+        let (ts_val, ts_ecr) =
+            if self.ts_ok { (self.ts_clock().value(now), self.rcv.ts_recent()) } else { (0, 0) };
         TcpSegment {
             src_port: self.local_port,
             dst_port: self.remote_port,
@@ -821,25 +873,37 @@ impl TcpSocket {
             window: self.rcv.window(),
             mss: 0,
             sack_permitted: false,
-            sack: self.sack_list(),
+            ts: self.ts_ok,
+            ts_val,
+            ts_ecr,
+            sack: self.sack_list(&xr),
             payload_len: payload,
             cut: false,
-            xr: self.rate_fields(),
+            xr,
         }
     }
 
     /// The SACK option of the next segment: CP's PACKs first (they must not wait), then the
-    /// ordinary blocks in the room left.
-    fn sack_list(&self) -> SackList {
+    /// ordinary blocks, as many as the option space leaves room for beside the timestamps and
+    /// `xr`'s options (Linux's `tcp_established_options`: 3 blocks with timestamps, else 4).
+    fn sack_list(&self, xr: &RateFields) -> SackList {
         // Built in place: a PACK (left > right) never equals an ordinary block, so skipping
         // duplicates across the two kinds changes nothing. (Returning one of two lists instead
         // copied one, reading the length byte just written as a word: a stalled store forward
         // on every ACK.)
         let mut list = self.rcv.packs();
         if self.sack_ok && self.rcv.has_ooo() {
-            self.rcv.push_sack_blocks(&mut list);
+            self.rcv.push_sack_blocks(&mut list, self.sack_room(xr));
         }
         list
+    }
+
+    /// SACK blocks that fit beside the other options of a segment (each option padded to 4
+    /// bytes; the SACK option's own 2 bytes as well).
+    fn sack_room(&self, xr: &RateFields) -> usize {
+        let ts = if self.ts_ok { crate::net::packet::TS_OPTION_BYTES.div_ceil(4) * 4 } else { 0 };
+        let used = ts + xr.option_bytes().div_ceil(4) * 4 + 4;
+        (MAX_OPTION_BYTES.saturating_sub(used) / 8).min(MAX_SACK_BLOCKS as u32) as usize
     }
 
     // ------------------------------------------------------------------ handshake
@@ -851,6 +915,7 @@ impl TcpSocket {
         self.win.mss = self.cfg.mss.min(self.peer_mss) as u64;
         self.win.cwnd = self.cfg.init_cwnd as u64 * self.win.mss;
         self.sack_ok = self.cfg.sack && seg.sack_permitted;
+        self.ts_ok = self.cfg.timestamps && seg.ts;
         if self.state == State::Listen {
             // RFC 3168 §6.1.1: an ECN-setup SYN has ECE and CWR set.
             self.ecn_ok = (self.cfg.ecn || self.cfg.cc.wants_ecn())
@@ -860,6 +925,9 @@ impl TcpSocket {
         }
         self.rwnd = seg.window as u64;
         self.rcv.on_syn(seg.seq);
+        if self.ts_ok {
+            self.rcv.on_timestamp(seg.seq, seg.ts_val);
+        }
         self.rate_ok = match self.cfg.cc.rate_protocol().map(|e| e.protocol) {
             Some(RateProtocol::KickAss) if seg.xr.ka_permitted => Some(RateProtocol::KickAss),
             Some(RateProtocol::Rcp) if seg.xr.rcp => Some(RateProtocol::Rcp),
@@ -882,19 +950,35 @@ impl TcpSocket {
         self.rcv.set_ecn(mode);
     }
 
-    fn complete_handshake(&mut self, now: SimTime) {
+    /// The handshake completed with `seg` (our SYN's acknowledgment).
+    fn complete_handshake(&mut self, now: SimTime, seg: &TcpSegment) {
         self.state = State::Established;
         self.snd_una = 1;
         self.snd_nxt = 1;
         self.recover = 0; // RFC 6582 §3.2: `recover` starts at the initial send sequence number
         self.ecn_high_seq = 1;
         self.rto_at = None;
-        if self.syn_retransmitted {
-            // RFC 6298 §5.7, and Karn: no sample from a retransmitted SYN.
-            self.rtt.reset_base(self.cfg.rto_after_syn_timeout);
-        } else if let Some(t) = self.syn_sent_at {
-            self.rtt.on_sample(now - t);
+        let sample = if self.syn_retransmitted {
+            // Karn: no sample from a retransmitted SYN's send time; its echo is unambiguous.
+            self.echo_rtt(now, seg)
+        } else {
+            self.syn_sent_at.map(|t| now - t)
+        };
+        match sample {
+            Some(r) => self.rtt.on_sample(r),
+            // RFC 6298 §5.7 (Linux `tcp_init_metrics`: only without a valid sample).
+            None if self.syn_retransmitted => self.rtt.reset_base(self.cfg.rto_after_syn_timeout),
+            None => {}
         }
+    }
+
+    /// The RTT an arriving segment's timestamp echo gives, if timestamps are in use.
+    fn echo_rtt(&self, now: SimTime, seg: &TcpSegment) -> Option<SimTime> {
+        (self.ts_ok && seg.ts).then(|| self.ts_clock().rtt_from_echo(now, seg.ts_ecr)).flatten()
+    }
+
+    fn ts_clock(&self) -> TsClock {
+        TsClock { tick: self.cfg.ts_tick }
     }
 
     fn on_peer_fin(&mut self) {
@@ -915,14 +999,19 @@ impl TcpSocket {
         }
         self.rwnd = seg.window as u64;
         let ece = self.ecn_ok && seg.flags.has(TcpFlags::ECE);
-        if self.sack_ok && !seg.sack.is_empty() {
-            self.sb.apply_sack(seg.sack.as_slice());
-        }
+        let newly_sacked =
+            if self.sack_ok && !seg.sack.is_empty() { self.sb.apply_sack(seg.sack.as_slice()) } else { 0 };
+        // Payload delivered by this ACK, each byte once (newly SACKed, or acknowledged and not
+        // SACKed before).
+        let mut delivered = newly_sacked;
+        let una_before = self.snd_una;
+        let mut newly_lost = 0;
 
         if ack > self.snd_una {
             let in_flight = self.sb.pipe();
             let acked = self.sb.ack_to(ack);
-            let rtt = acked.rtt_from.map(|t| now - t);
+            // The send time when Karn's rule allows it (exact), else the timestamp echo.
+            let rtt = acked.rtt_from.map(|t| now - t).or_else(|| self.echo_rtt(now, seg));
             if let Some(r) = rtt {
                 self.rtt.on_sample(r);
             }
@@ -931,9 +1020,10 @@ impl TcpSocket {
             self.snd_una = ack;
             self.dupacks = 0;
             self.lt_credit = 0;
+            delivered += acked.newly_delivered;
             let sample = AckSample {
                 now,
-                acked_bytes: acked.bytes,
+                delivered_bytes: delivered,
                 rtt,
                 srtt: self.rtt.srtt(),
                 min_rtt: self.rtt.min_rtt(),
@@ -972,6 +1062,13 @@ impl TcpSocket {
                         self.partial_ack_seen = true;
                     }
                 }
+                CaState::Cwr if ack > self.ecn_high_seq => {
+                    // Something sent after the reduction began is acknowledged: CWR reached the
+                    // receiver and the reduction is over (Linux `tcp_end_cwnd_reduction`).
+                    self.win.cwnd = self.win.ssthresh;
+                    self.ca = CaState::Open;
+                }
+                CaState::Cwr => {}
                 CaState::Loss => {
                     self.cc.on_ack(&mut self.win, &sample);
                     if ack >= self.recover {
@@ -1006,7 +1103,7 @@ impl TcpSocket {
             let in_flight = self.sb.pipe();
             let sample = AckSample {
                 now,
-                acked_bytes: 0,
+                delivered_bytes: newly_sacked,
                 rtt: None,
                 srtt: self.rtt.srtt(),
                 min_rtt: self.rtt.min_rtt(),
@@ -1018,16 +1115,18 @@ impl TcpSocket {
             };
             self.cc.on_any_ack(&mut self.win, &sample);
             match self.ca {
-                CaState::Open | CaState::Disorder => {
+                CaState::Open | CaState::Disorder | CaState::Cwr => {
                     let sack_says_lost = self.sack_ok && {
-                        self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
+                        newly_lost += self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
                         self.sb.first().is_some_and(|s| s.lost)
                     };
                     // RFC 6582 §3.2 step 2: only if the ACK covers more than `recover`.
                     if (self.dupacks >= self.cfg.dupthresh || sack_says_lost) && ack > self.recover {
                         self.on_loss_signal(now, LossSignal::DupAcks);
                     } else {
-                        self.ca = CaState::Disorder;
+                        if self.ca != CaState::Cwr {
+                            self.ca = CaState::Disorder;
+                        }
                         if self.cfg.limited_transmit && self.dupacks <= 2 {
                             self.lt_credit += 1;
                         }
@@ -1048,25 +1147,73 @@ impl TcpSocket {
             }
         }
         if self.sack_ok && self.ca == CaState::Recovery {
-            self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
+            newly_lost += self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
         }
         if self.sack_ok
             && self.cfg.lost_retransmit_detection
             && matches!(self.ca, CaState::Recovery | CaState::Loss)
         {
-            self.stats.lost_retransmissions += self.sb.mark_lost_retransmissions() as u64;
+            let n = self.sb.mark_lost_retransmissions();
+            self.stats.lost_retransmissions += n as u64;
+            newly_lost += n;
         }
         // ECN (RFC 3168 §6.1.2): reduce at most once per window, not during recovery. The ACK
         // must cover data sent after the last reduction: ACKs up to `ecn_high_seq` may still
         // echo marks the receiver saw before our CWR reached it.
         if ece && matches!(self.ca, CaState::Open | CaState::Disorder) && self.snd_una > self.ecn_high_seq {
             let flight = self.flight_for_reduction();
+            let prior_cwnd = self.win.cwnd;
             if self.cc.on_ecn_echo(&mut self.win, now, flight) {
                 self.cwr_pending = true;
                 self.stats.ecn_reductions += 1;
+                if self.prr_on() {
+                    // The controller set ssthresh; PRR brings cwnd down to it (Linux's CWR).
+                    self.win.cwnd = prior_cwnd;
+                    self.start_reduction(CaState::Cwr, prior_cwnd);
+                }
             }
             self.ecn_high_seq = self.snd_nxt;
         }
+        if self.prr_on() && (self.ca == CaState::Cwr || (self.ca == CaState::Recovery && self.sack_ok)) {
+            self.prr_update(delivered, self.snd_una > una_before, newly_lost > 0);
+        }
+    }
+
+    /// PRR reduces the window (the configuration asks for it).
+    fn prr_on(&self) -> bool {
+        self.cfg.recovery == Recovery::Prr
+    }
+
+    /// A PRR reduction begins from `prior_cwnd` (Linux `tcp_init_cwnd_reduction`).
+    fn start_reduction(&mut self, state: CaState, prior_cwnd: u64) {
+        self.ca = state;
+        self.prr = Prr { delivered: 0, out: 0, prior_cwnd: prior_cwnd.max(1) };
+    }
+
+    /// RFC 6937 on an ACK that delivered `delivered` bytes (Linux `tcp_cwnd_reduction`, in
+    /// bytes): cwnd = pipe + the data that may be sent now.
+    fn prr_update(&mut self, delivered: u64, una_advanced: bool, newly_lost: bool) {
+        if delivered == 0 {
+            return;
+        }
+        self.prr.delivered += delivered;
+        let (pipe, ssthresh, mss) = (self.sb.pipe(), self.win.ssthresh, self.win.mss);
+        let sndcnt = if pipe > ssthresh {
+            // Proportional: ⌈prr_delivered · ssthresh / RecoverFS⌉ − prr_out.
+            let due = (self.prr.delivered as u128 * ssthresh as u128).div_ceil(self.prr.prior_cwnd as u128);
+            (due as u64).saturating_sub(self.prr.out)
+        } else {
+            // Slow-start reduction bound: catch up to ssthresh by at most what was delivered,
+            // plus a segment when snd_una advanced and nothing was newly lost.
+            let mut bound = self.prr.delivered.saturating_sub(self.prr.out).max(delivered);
+            if una_advanced && !newly_lost {
+                bound += mss;
+            }
+            bound.min(ssthresh - pipe)
+        };
+        // The first retransmission goes whatever the count (RFC 6937: "fast retransmit").
+        let sndcnt = if self.prr.out == 0 { sndcnt.max(mss) } else { sndcnt };
+        self.win.cwnd = pipe + sndcnt;
     }
 
     /// The FlightSize that multiplicative decrease halves (RFC 5681 eq. 4), capped at cwnd. Data
@@ -1080,10 +1227,18 @@ impl TcpSocket {
     /// Fast retransmit and recovery. `presume_first_lost`: the hole at `snd_una` is the loss
     /// (duplicate ACKs); an explicit signal has already marked what it named.
     fn enter_recovery(&mut self, now: SimTime, presume_first_lost: bool) {
-        let flight = self.flight_for_reduction();
-        self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, now, flight);
+        let prr = self.prr_on() && self.sack_ok;
+        if prr && self.ca == CaState::Cwr {
+            // Already reducing for this window (an ECN echo): the reduction goes on, towards
+            // the same ssthresh (Linux `tcp_enter_recovery`).
+            self.ca = CaState::Recovery;
+        } else {
+            let flight = self.flight_for_reduction();
+            let prior_cwnd = self.win.cwnd;
+            self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, now, flight);
+            self.start_reduction(CaState::Recovery, prior_cwnd);
+        }
         self.recover = self.snd_nxt;
-        self.ca = CaState::Recovery;
         self.partial_ack_seen = false;
         self.lt_credit = 0;
         self.stats.fast_recoveries += 1;
@@ -1095,7 +1250,10 @@ impl TcpSocket {
             self.sb.mark_lost_at(self.snd_una);
         }
         self.retransmit_now = true;
-        self.win.cwnd = if self.sack_ok {
+        self.win.cwnd = if prr {
+            // Until the ACK's PRR update: nothing beyond the first retransmission.
+            self.win.cwnd.min(self.sb.pipe())
+        } else if self.sack_ok {
             self.win.ssthresh
         } else {
             self.win.ssthresh + self.cfg.dupthresh as u64 * self.win.mss
@@ -1160,12 +1318,14 @@ mod tests {
     use super::*;
     use crate::net::packet::SackBlock;
     use crate::tcp::DelayedAck;
-    use crate::tcp::testing::{Dir, Harness};
+    use crate::tcp::testing::{Dir, Harness, Sent};
 
     const MS: SimTime = SimTime::from_ms(1);
 
+    /// The default configuration without timestamps: full segments carry the whole MSS (1460
+    /// bytes), which the tests' arithmetic assumes. Timestamps have tests of their own.
     fn cfg() -> TcpConfig {
-        TcpConfig::default()
+        TcpConfig { timestamps: false, ..TcpConfig::default() }
     }
 
     /// Retransmissions of data by `a`, as (time, seq).
@@ -1228,6 +1388,85 @@ mod tests {
         h.start(1_000_000, false);
         h.run_until(SimTime::from_ms(3)); // handshake done at 2 ms; nothing acked yet
         assert_eq!(h.data_sent().count(), 10);
+    }
+
+    /// A flow of exactly one initial window, closed at once: the FIN rides on the last
+    /// segment and takes no room in the window, so all ten segments leave in the first flight.
+    #[test]
+    fn a_flow_of_one_initial_window_leaves_in_one_flight_fin_included() {
+        let mut h = Harness::new(cfg(), cfg(), MS);
+        h.start(10 * 1460, true);
+        h.run_until(SimTime::from_ms(3)); // handshake done at 2 ms; nothing acked yet
+        let sent: Vec<_> = h.data_sent().collect();
+        assert_eq!(sent.len(), 10);
+        assert!(sent[9].out.seg.flags.has(TcpFlags::FIN));
+        h.run_until(SimTime::from_ms(10));
+        assert!(h.a.all_acked());
+        assert_eq!(h.data_sent().count(), 10);
+    }
+
+    /// A controller that counts what it is told: NewReno's rules, plus the bytes every ACK
+    /// reports as delivered.
+    struct Counting {
+        inner: crate::tcp::cc::NewReno,
+        delivered: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    }
+
+    impl CongestionControl for Counting {
+        fn name(&self) -> &'static str {
+            "counting"
+        }
+        fn on_any_ack(&mut self, _w: &mut Window, ack: &AckSample) {
+            self.delivered.fetch_add(ack.delivered_bytes, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn on_ack(&mut self, w: &mut Window, ack: &AckSample) {
+            self.inner.on_ack(w, ack)
+        }
+        fn ssthresh_on_loss(&mut self, w: &Window, now: SimTime, in_flight: u64) -> u64 {
+            self.inner.ssthresh_on_loss(w, now, in_flight)
+        }
+    }
+
+    /// Run a 200-segment transfer losing the data segments `lost` picks (by index, first
+    /// transmissions only), with a controller that counts delivered bytes; returns the harness
+    /// and the count.
+    fn count_delivered(lost: fn(usize) -> bool, c: TcpConfig) -> (Harness, u64) {
+        let delivered = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let mut h = Harness::new(c, c, SimTime::from_ms(10));
+        h.spacing = SimTime::from_us(100);
+        h.a.set_cc(AnyCc::Custom(Box::new(Counting {
+            inner: crate::tcp::cc::NewReno::default(),
+            delivered: delivered.clone(),
+        })));
+        h.drop = Box::new(move |dir, i, o| {
+            dir == Dir::AtoB && o.seg.payload_len > 0 && !o.retransmission && lost(i)
+        });
+        h.start(200 * 1460, true);
+        h.run_until(SimTime::from_secs(5));
+        assert!(h.a.all_acked());
+        let n = delivered.load(std::sync::atomic::Ordering::Relaxed);
+        (h, n)
+    }
+
+    /// Every payload byte reaches the controller exactly once, however it is acknowledged: a
+    /// byte SACKed during a recovery is not counted again when the cumulative ACK covers it.
+    #[test]
+    fn the_controller_sees_each_delivered_byte_once_after_a_sack_repaired_loss() {
+        let (h, n) = count_delivered(|i| i == 30, cfg());
+        assert_eq!(h.a.stats().fast_recoveries, 1);
+        assert_eq!(h.a.stats().timeouts, 0);
+        assert_eq!(n, 200 * 1460);
+    }
+
+    /// The same after a timeout whose go-back-N runs over SACKed segments: the cumulative ACKs
+    /// that jump over them grow the window by the resent bytes only, so slow start stops at
+    /// ssthresh instead of overshooting it by the SACKed bytes.
+    #[test]
+    fn slow_start_after_a_timeout_counts_sacked_bytes_once() {
+        let c = with(|c| c.dupthresh = 1000); // no fast retransmit: the timer finds the losses
+        let (h, n) = count_delivered(|i| (30..40).contains(&i) && i % 2 == 0, c);
+        assert_eq!(h.a.stats().timeouts, 1);
+        assert_eq!(n, 200 * 1460);
     }
 
     #[test]
@@ -1415,6 +1654,203 @@ mod tests {
         h.poll();
         h.run_until(SimTime::from_secs(1));
         assert_eq!(h.a.rto(), SimTime::from_ms(200));
+    }
+
+    fn with_ts() -> TcpConfig {
+        with(|c| c.timestamps = true)
+    }
+
+    /// Both ends offer timestamps: every segment carries them (12 bytes with padding), and a
+    /// full data segment carries the MSS less those 12 bytes (RFC 6691; Linux's 1448).
+    #[test]
+    fn timestamps_ride_on_every_segment_and_cost_twelve_bytes_of_payload() {
+        let mut h = Harness::new(with_ts(), with_ts(), MS);
+        h.start(20 * 1448, true);
+        h.run_until(SimTime::from_secs(1));
+        assert!(h.b.all_acked() || h.a.all_acked());
+        assert!(h.log.iter().all(|s| s.out.seg.ts), "every segment, SYNs and ACKs included");
+        let data: Vec<_> = h.data_sent().collect();
+        assert_eq!(data.len(), 20);
+        assert!(data.iter().all(|s| s.out.seg.payload_len == 1448 && s.out.seg.header_len() == 32));
+        // Without the peer's offer, none after the SYN.
+        let mut h = Harness::new(with_ts(), cfg(), MS);
+        h.start(20 * 1460, true);
+        h.run_until(SimTime::from_secs(1));
+        assert!(h.log.iter().skip(1).all(|s| !s.out.seg.ts));
+        assert!(h.data_sent().all(|s| s.out.seg.payload_len == 1460));
+    }
+
+    /// RFC 7323 §4.3: an ACK echoes the last segment that arrived in order, so a duplicate ACK
+    /// for a hole echoes the segment before the hole, and the ACK of the retransmission that
+    /// fills it echoes the retransmission.
+    #[test]
+    fn acks_echo_the_last_in_order_segment_and_the_hole_filling_retransmission() {
+        let mut h = Harness::new(with_ts(), with_ts(), SimTime::from_ms(10));
+        h.spacing = SimTime::from_ms(1);
+        // The hole past the initial window, where the ACK clock sends one segment per tick.
+        h.drop =
+            Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 15 && !o.retransmission);
+        h.start(40 * 1448, true);
+        h.run_until(SimTime::from_secs(2));
+        assert!(h.a.all_acked());
+        let sent_val = |pred: &dyn Fn(&Sent) -> bool| h.data_sent().find(|s| pred(s)).unwrap().out.seg.ts_val;
+        let before_hole = sent_val(&|s| s.out.seg.seq == 1 + 14 * 1448);
+        let after_hole = sent_val(&|s| s.out.seg.seq == 1 + 16 * 1448);
+        let retx = sent_val(&|s| s.out.retransmission);
+        assert!(before_hole < after_hole && after_hole < retx);
+        let acks: Vec<_> =
+            h.log.iter().filter(|s| s.dir == Dir::BtoA && s.out.seg.payload_len == 0).collect();
+        let dup = acks.iter().find(|s| s.out.seg.ack == 1 + 15 * 1448 && !s.out.seg.sack.is_empty()).unwrap();
+        assert_eq!(dup.out.seg.ts_ecr, before_hole);
+        let filled = acks.iter().find(|s| s.out.seg.ack > 1 + 16 * 1448).unwrap();
+        assert_eq!(filled.out.seg.ts_ecr, retx);
+    }
+
+    /// With timestamps, the ACK of a retransmission gives an RTT sample (its echo is
+    /// unambiguous), so the timeout's backoff collapses at once; without, Karn's rule keeps it
+    /// until a segment never retransmitted is acknowledged.
+    #[test]
+    fn with_timestamps_the_backoff_collapses_on_the_retransmissions_ack() {
+        let rto_after = |c: TcpConfig| {
+            let mut h = Harness::new(c, c, MS);
+            h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0);
+            h.start(1000, false);
+            h.run_until(SimTime::from_ms(500));
+            assert_eq!(h.a.stats().timeouts, 1);
+            assert!(h.a.all_acked());
+            h.a.rto()
+        };
+        assert_eq!(rto_after(cfg()), SimTime::from_ms(400), "Karn: still backed off");
+        assert_eq!(rto_after(with_ts()), SimTime::from_ms(200), "a sample from the echo");
+    }
+
+    /// A SYN-ACK that answers a retransmitted SYN gives a sample through its echo (Linux): the
+    /// RTO is set from it, not re-initialized to 3 s (RFC 6298 §5.7 applies without a sample).
+    #[test]
+    fn with_timestamps_a_lost_syn_costs_no_three_second_rto() {
+        let mut h = Harness::new(with_ts(), with_ts(), MS);
+        h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && i == 0 && o.seg.flags.has(TcpFlags::SYN));
+        h.start(1_000, false);
+        h.run_until(SimTime::from_ms(1003));
+        assert_eq!(h.a.stats().syn_timeouts, 1);
+        // The echo's 1 ms tick: a 2 ms round trip reads as 2 or 3 ticks.
+        let srtt = h.a.srtt().unwrap();
+        assert!(srtt >= SimTime::from_ms(2) && srtt <= SimTime::from_ms(3), "{srtt}");
+        assert_eq!(h.a.rto(), SimTime::from_ms(200));
+    }
+
+    /// The option space holds three SACK blocks beside the timestamps, four without.
+    #[test]
+    fn three_sack_blocks_fit_beside_the_timestamps() {
+        let most_blocks = |c: TcpConfig| {
+            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            h.spacing = SimTime::from_us(100);
+            h.drop = Box::new(|dir, i, o| {
+                dir == Dir::AtoB && !o.retransmission && [10, 12, 14, 16, 18].contains(&i)
+            });
+            h.start(60 * 1448, true);
+            h.run_until(SimTime::from_secs(2));
+            assert!(h.a.all_acked());
+            let max =
+                h.log.iter().filter(|s| s.dir == Dir::BtoA).map(|s| s.out.seg.sack.len()).max().unwrap();
+            let header = h.log.iter().filter(|s| s.dir == Dir::BtoA).map(|s| s.out.seg.header_len()).max();
+            (max, header.unwrap())
+        };
+        assert_eq!(most_blocks(with_ts()), (3, 20 + 40));
+        assert_eq!(most_blocks(cfg()), (4, 20 + 36));
+    }
+
+    /// One loss in a window of 40 (100 µs apart, 20 ms RTT). RFC 6675 sets cwnd = ssthresh at
+    /// once and, with the pipe far above it, sends nothing but the retransmission until the pipe
+    /// drains below ssthresh; PRR (RFC 6937) sends about ssthresh/RecoverFS of what each ACK
+    /// delivers from the start. Both end the recovery with cwnd = ssthresh.
+    #[test]
+    fn prr_spreads_the_reduction_over_the_recovery_where_rfc6675_pauses() {
+        let run = |recovery: Recovery| {
+            let c = with(|c| {
+                c.init_cwnd = 40;
+                c.recovery = recovery;
+            });
+            let mut h = Harness::new(c, c, SimTime::from_ms(10));
+            h.spacing = SimTime::from_us(100);
+            h.drop = Box::new(|dir, i, o| {
+                dir == Dir::AtoB && o.seg.payload_len > 0 && i == 20 && !o.retransmission
+            });
+            h.start(200 * 1460, true);
+            h.run_until(SimTime::from_secs(2));
+            assert!(h.a.all_acked());
+            assert_eq!((h.a.stats().fast_recoveries, h.a.stats().timeouts), (1, 0));
+            let fr = retransmissions(&h)[0].0;
+            // New data sent in the 1 ms (about 10 ACKs) after the fast retransmit.
+            h.data_sent().filter(|s| !s.out.retransmission && s.at > fr && s.at <= fr + MS).count()
+        };
+        assert_eq!(run(Recovery::Rfc6675), 0, "RFC 6675: the pipe must first drain below ssthresh");
+        let prr = run(Recovery::Prr);
+        // ssthresh/RecoverFS = 1/2: one new segment for about every two delivered.
+        assert!((3..=7).contains(&prr), "PRR sent {prr} in the first 10 ACKs");
+    }
+
+    /// PRR's send count, on its own: while the pipe is above ssthresh, cwnd = pipe + ⌈delivered ·
+    /// ssthresh / RecoverFS⌉ − out; below it, the slow-start reduction bound lets the pipe
+    /// catch up by the data delivered plus one segment, never past ssthresh.
+    #[test]
+    fn prr_update_follows_rfc6937() {
+        let mut s = TcpSocket::new(cfg(), 1, 2);
+        s.win = Window { cwnd: 20_000, ssthresh: 10_000, mss: 1000 };
+        for i in 0..18 {
+            s.sb.push(1 + i * 1000, 1 + (i + 1) * 1000, SimTime::ZERO, false);
+        }
+        s.start_reduction(CaState::Recovery, 20_000);
+        s.prr.out = 1000; // the fast retransmission
+        s.prr_update(3000, false, false);
+        // pipe 18 000 > ssthresh: ⌈3000 · 10 000 / 20 000⌉ − 1000 = 500.
+        assert_eq!(s.win.cwnd, 18_000 + 500);
+        s.sb.ack_to(1 + 12_000); // pipe 6000, below ssthresh
+        s.prr.out = 2000;
+        s.prr_update(2000, true, false);
+        // max(5000 − 2000, 2000) + 1000 = 4000, within ssthresh − pipe = 4000.
+        assert_eq!(s.win.cwnd, 6000 + 4000);
+        s.prr_update(1000, true, true);
+        // A new loss: no extra segment; max(6000 − 2000, 1000) = 4000, capped at 4000.
+        assert_eq!(s.win.cwnd, 6000 + 4000);
+    }
+
+    /// With PRR an ECN echo starts a CWR reduction: cwnd comes down to ssthresh over the next
+    /// round trip instead of at once, and the window does not grow meanwhile.
+    #[test]
+    fn with_prr_an_ecn_echo_reduces_the_window_over_a_round_trip() {
+        let run = |recovery: Recovery| {
+            let c = with(|c| {
+                c.ecn = true;
+                c.recovery = recovery;
+            });
+            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            h.spacing = SimTime::from_us(50);
+            h.mark = Box::new(|dir, i, o| if dir == Dir::AtoB && i == 31 { Ecn::Ce } else { o.ecn });
+            h.start(400 * 1460, true);
+            // Run until the echo arrives; note the window then and half a round trip later.
+            let mut at_echo = None;
+            while h.a.stats().ecn_reductions == 0 {
+                let t = h.now + SimTime::from_us(10);
+                h.run_until(t);
+            }
+            at_echo.get_or_insert((h.a.cwnd(), h.a.ssthresh(), h.a.ca_state()));
+            let t = h.now + SimTime::from_ms(15);
+            h.run_until(t);
+            let later = (h.a.cwnd(), h.a.ssthresh(), h.a.ca_state());
+            h.run_until(SimTime::from_secs(3));
+            assert!(h.a.all_acked());
+            assert_eq!(h.a.stats().retransmissions, 0);
+            (at_echo.unwrap(), later)
+        };
+        let ((cwnd, ssthresh, state), (cwnd_later, ssthresh_later, state_later)) = run(Recovery::Prr);
+        assert_eq!(state, CaState::Cwr);
+        assert!(cwnd > ssthresh, "not cut at once: {cwnd} > {ssthresh}");
+        assert_eq!(state_later, CaState::Open, "over after a round trip");
+        assert_eq!(ssthresh_later, ssthresh);
+        assert!(cwnd_later >= ssthresh && cwnd_later < ssthresh + 3 * 1460, "{cwnd_later} ≈ {ssthresh}");
+        let ((cwnd, ssthresh, state), _) = run(Recovery::Rfc6675);
+        assert_eq!((cwnd, state), (ssthresh, CaState::Open), "RFC 3168: at once");
     }
 
     #[test]

@@ -88,7 +88,7 @@ impl FlowSpec {
 pub enum Action {
     /// Create a connection (it starts at `flow.start`); its first write is a transfer with this
     /// tag and sequence number.
-    Open { flow: FlowSpec, tag: u64, seq: u32 },
+    Open { flow: Box<FlowSpec>, tag: u64, seq: u32 },
     /// Write `bytes` more on an open connection: a new transfer.
     Send { conn: ConnId, bytes: u64, tag: u64, seq: u32 },
     /// Create a UDP flow record (for datagrams and results).
@@ -117,7 +117,7 @@ impl<'a> Ctx<'a> {
     pub fn open(&mut self, flow: FlowSpec, tag: u64, seq: u32) -> ConnId {
         let id = ConnId(self.next_conn);
         self.next_conn += 1;
-        self.actions.push(Action::Open { flow, tag, seq });
+        self.actions.push(Action::Open { flow: Box::new(flow), tag, seq });
         id
     }
 

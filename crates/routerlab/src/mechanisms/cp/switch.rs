@@ -294,8 +294,14 @@ mod tests {
     use crate::units::Size;
 
     fn data_packet(pool: &mut PacketPool, seq: u64, payload: u32) -> PacketId {
-        let tcp =
-            TcpSegment { seq, ack: 1, payload_len: payload, src_port: 7, dst_port: 9, ..Default::default() };
+        let tcp = TcpSegment {
+            seq,
+            ack: 1,
+            payload_len: payload as u16,
+            src_port: 7,
+            dst_port: 9,
+            ..Default::default()
+        };
         pool.alloc(Packet::tcp_for_test(HostId::default(), HostId::default(), tcp))
     }
 

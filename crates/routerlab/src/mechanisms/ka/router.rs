@@ -254,7 +254,7 @@ mod tests {
     }
 
     fn packet(pool: &mut PacketPool, ip_len: u32, df: bool) -> PacketId {
-        let tcp = TcpSegment { payload_len: ip_len - 40, ..TcpSegment::default() };
+        let tcp = TcpSegment { payload_len: (ip_len - 40) as u16, ..TcpSegment::default() };
         let mut p = Packet::tcp_for_test(HostId(0), HostId(1), tcp);
         p.ip.dont_fragment = df;
         pool.alloc(p)

@@ -119,8 +119,9 @@ fn rcp_learns_its_rate_from_the_syn_ack() {
     assert_eq!(synack.out.seg.xr.echo, Rate::from_mbps(12), "the SYN's rate, back on the SYN-ACK");
     assert_eq!(mode(&h), Some(Mode::Rate), "rate mode before the first data segment");
     let first = h.data_sent().next().unwrap();
-    assert!(first.out.seg.xr.rcp && first.out.seg.header_len() == 36);
-    assert_eq!(first.out.seg.payload_len, 1444, "the MSS less RCP's 16 header bytes (RFC 6691)");
+    // RCP's 16 header bytes beside the timestamps' 12, on every segment.
+    assert!(first.out.seg.xr.rcp && first.out.seg.header_len() == 20 + 16 + 12);
+    assert_eq!(first.out.seg.payload_len, 1460 - 16 - 12, "the MSS less the options (RFC 6691)");
     assert!(!h.a.allows_fragmentation());
     h.run_until(SimTime::from_secs(3));
     assert!(h.a.all_acked());

@@ -404,7 +404,7 @@ impl PortStage for SpManager {
         if matches!(self.p.epoch, SpEpoch::Observed { .. })
             && let Some((key, syn)) = FlowKey::of(p)
         {
-            self.observe(now, key, syn, p.tcp.payload_len);
+            self.observe(now, key, syn, p.tcp.payload_len.into());
         }
         let (src, dst, mark) = (p.ip.src, p.ip.dst, SpMark::read(&p.ip));
         let (free, red) = self.room(q);

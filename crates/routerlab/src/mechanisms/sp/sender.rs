@@ -183,7 +183,7 @@ mod tests {
             src_port: sport,
             dst_port: 80,
             flags: TcpFlags::ACK,
-            payload_len: payload,
+            payload_len: payload as u16,
             ..Default::default()
         };
         let mut p = Packet::tcp_for_test(HostId(0), HostId(1), tcp);

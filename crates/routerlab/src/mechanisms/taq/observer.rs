@@ -38,7 +38,7 @@ impl FlowObserver {
                 now,
                 key,
                 p.tcp.seq,
-                p.tcp.payload_len,
+                p.tcp.payload_len.into(),
                 p.meta.flags.has(MetaFlags::OBSERVED_RETX),
             );
         }
@@ -53,7 +53,14 @@ mod tests {
 
     fn segment(seq: u64, len: u32, syn: bool) -> Packet {
         let flags = if syn { TcpFlags::SYN } else { TcpFlags::ACK };
-        let tcp = TcpSegment { seq, flags, payload_len: len, src_port: 1, dst_port: 2, ..Default::default() };
+        let tcp = TcpSegment {
+            seq,
+            flags,
+            payload_len: len as u16,
+            src_port: 1,
+            dst_port: 2,
+            ..Default::default()
+        };
         Packet::tcp_for_test(HostId(0), HostId(1), tcp)
     }
 

@@ -257,7 +257,7 @@ impl TaqQueue {
         let len = p.ip_len() as u64;
         let seen = self.tracker.on_segment(now, p);
         let key = seen.map(|(k, _)| k);
-        let (seq, payload) = if key.is_some() { (p.tcp.seq, p.tcp.payload_len) } else { (0, 0) };
+        let (seq, payload) = if key.is_some() { (p.tcp.seq, p.tcp.payload_len as u32) } else { (0, 0) };
         let retransmission = seen.is_some_and(|(_, r)| r);
         let (class, priority) = match key {
             Some(k) => self.classify(now, &k, retransmission, payload),
@@ -436,7 +436,7 @@ mod tests {
             seq,
             ack: 1,
             flags,
-            payload_len: payload,
+            payload_len: payload as u16,
             src_port: 10_000 + src as u16,
             dst_port: 80,
             ..Default::default()

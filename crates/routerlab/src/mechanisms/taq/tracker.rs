@@ -298,7 +298,7 @@ impl FlowTracker {
     /// retransmission.
     pub fn on_segment(&mut self, now: SimTime, p: &Packet) -> Option<(FlowKey, bool)> {
         let (key, syn) = FlowKey::of(p)?;
-        self.on_data(now, key, p.tcp.seq, p.tcp.payload_len, syn);
+        self.on_data(now, key, p.tcp.seq, p.tcp.payload_len.into(), syn);
         if p.tcp.flags.has(TcpFlags::FIN) {
             self.on_fin(key);
         }

@@ -6,7 +6,10 @@
 //!   α ← (1 − g)·α + g·F, F = bytes acknowledged with ECE / bytes acknowledged (§3.3), with
 //!   g = 1/16 and α starting at 1 (Linux's `dctcp_alpha_on_init` default; the RFC leaves the
 //!   initial value to the implementation).
-//! - On ECN-Echo, at most once per window: cwnd ← cwnd·(1 − α/2), ssthresh ← cwnd (§3.3).
+//! - On ECN-Echo, at most once per window: cwnd ← cwnd·(1 − α/2), ssthresh ← cwnd (§3.3), but
+//!   not below `min_cwnd` segments (Linux's `dctcp_ssthresh`: 2). With many flows on a small
+//!   bandwidth-delay product, the floor itself can hold a standing queue above the marking
+//!   threshold (50 flows × 2 segments against an 83-packet BDP).
 //! - On loss it behaves as Reno (§3.3: "respond to loss as a standard TCP").
 //! - Growth is Reno's.
 
@@ -21,11 +24,13 @@ pub struct DctcpParams {
     pub g: f64,
     /// Initial α (Linux: 1).
     pub alpha_init: f64,
+    /// The least window an ECN reduction leaves, in segments (Linux: 2).
+    pub min_cwnd: u32,
 }
 
 impl Default for DctcpParams {
     fn default() -> DctcpParams {
-        DctcpParams { g: 1.0 / 16.0, alpha_init: 1.0 }
+        DctcpParams { g: 1.0 / 16.0, alpha_init: 1.0, min_cwnd: 2 }
     }
 }
 
@@ -56,9 +61,9 @@ impl CongestionControl for Dctcp {
     }
 
     fn on_any_ack(&mut self, _w: &mut Window, ack: &AckSample) {
-        self.acked += ack.acked_bytes;
+        self.acked += ack.delivered_bytes;
         if ack.ece {
-            self.marked += ack.acked_bytes;
+            self.marked += ack.delivered_bytes;
         }
         if ack.snd_una > self.window_end {
             if self.acked > 0 {
@@ -73,7 +78,7 @@ impl CongestionControl for Dctcp {
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckSample) {
         if ack.cwnd_limited {
-            reno_increase(w, &mut self.reno_acc, ack.acked_bytes);
+            reno_increase(w, &mut self.reno_acc, ack.delivered_bytes);
         }
     }
 
@@ -84,7 +89,7 @@ impl CongestionControl for Dctcp {
 
     fn on_ecn_echo(&mut self, w: &mut Window, _now: SimTime, _in_flight: u64) -> bool {
         let reduced = (w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64;
-        w.cwnd = reduced.max(2 * w.mss);
+        w.cwnd = reduced.max(self.p.min_cwnd as u64 * w.mss);
         w.ssthresh = w.cwnd;
         self.reno_acc = 0;
         true
@@ -114,6 +119,16 @@ mod tests {
         // F = 4000 / 9000; α = (1 − g)·α + g·F.
         let expect = (15.0 / 16.0) * (15.0 / 16.0) + (4000.0 / 9000.0) / 16.0;
         assert!((cc.alpha() - expect).abs() < 1e-12, "{}", cc.alpha());
+    }
+
+    #[test]
+    fn the_reduction_stops_at_the_minimum_window() {
+        for min_cwnd in [1, 2, 4] {
+            let mut cc = Dctcp::new(DctcpParams { alpha_init: 1.0, min_cwnd, ..Default::default() });
+            let mut w = Window { cwnd: 3000, ssthresh: u64::MAX, mss: 1000 };
+            cc.on_ecn_echo(&mut w, SimTime::ZERO, 3000);
+            assert_eq!(w.cwnd, 1500u64.max(min_cwnd as u64 * 1000));
+        }
     }
 
     #[test]

@@ -63,7 +63,7 @@ impl CongestionControl for Lia {
         if !ack.cwnd_limited {
             return;
         }
-        let acked = slow_start(w, ack.acked_bytes);
+        let acked = slow_start(w, ack.delivered_bytes);
         if acked == 0 {
             return;
         }

@@ -15,7 +15,7 @@ mod dctcp;
 mod lia;
 mod newreno;
 
-pub use cubic::{Cubic, CubicParams};
+pub use cubic::{Cubic, CubicParams, HystartParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use lia::{Lia, LiaCoupling, lia_alpha};
 pub use newreno::NewReno;
@@ -45,8 +45,11 @@ impl Window {
 #[derive(Clone, Copy, Debug)]
 pub struct AckSample {
     pub now: SimTime,
-    /// Bytes newly acknowledged (cumulatively).
-    pub acked_bytes: u64,
+    /// Payload bytes this ACK delivered, each byte counted once over the connection: those
+    /// cumulatively acknowledged that were not SACKed before, plus those newly SACKed (Linux's
+    /// `acked_sacked`, `tp->delivered`'s increase; ns-3's `currentDelivered`). A byte SACKed by
+    /// one ACK and covered by a later cumulative ACK counts on the first only.
+    pub delivered_bytes: u64,
     /// RTT measured from this ACK (None under Karn's rule).
     pub rtt: Option<SimTime>,
     pub srtt: Option<SimTime>,
@@ -70,7 +73,7 @@ impl AckSample {
     pub(crate) fn of_bytes(bytes: u64) -> AckSample {
         AckSample {
             now: SimTime::ZERO,
-            acked_bytes: bytes,
+            delivered_bytes: bytes,
             rtt: None,
             srtt: None,
             min_rtt: None,

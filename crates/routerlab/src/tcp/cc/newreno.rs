@@ -55,7 +55,7 @@ impl CongestionControl for NewReno {
 
     fn on_ack(&mut self, w: &mut Window, ack: &AckSample) {
         if ack.cwnd_limited {
-            reno_increase(w, &mut self.acked_acc, ack.acked_bytes);
+            reno_increase(w, &mut self.acked_acc, ack.delivered_bytes);
         }
     }
 
