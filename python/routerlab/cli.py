@@ -113,6 +113,12 @@ def cp_overloads(links) -> list[tuple[str, float, int]]:
     ]
 
 
+def _syn_timeouts(s: dict) -> str:
+    """The SYN timeouts beside the data timeouts, when there were any."""
+    n = s.get("syn_timeouts", 0)
+    return f" (and {n} SYN timeout{'s' if n != 1 else ''})" if n else ""
+
+
 def print_summary(path: Path, out: Path, s: dict, timing: dict, files: list[str]) -> None:
     wall = timing["wall_seconds"]
     rows = [
@@ -127,7 +133,7 @@ def print_summary(path: Path, out: Path, s: dict, timing: dict, files: list[str]
         ("jain index", f"{s['jain_index']:.3f}"),
         ("drops", f"{s['drops']}"),
         ("retransmissions", f"{s['retransmissions']}"),
-        ("timeouts", f"{s['timeouts']}"),
+        ("timeouts", f"{s['timeouts']}" + _syn_timeouts(s)),
         ("results", f"{out}/  ({', '.join(files)})"),
     ]
     width = max(len(k) for k, _ in rows)

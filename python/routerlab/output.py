@@ -125,6 +125,7 @@ FLOW_SCHEMA = pa.schema(
         ("spurious_retransmissions", pa.uint64()),
         ("fast_recoveries", pa.uint64()),
         ("timeouts", pa.uint64()),
+        ("syn_timeouts", pa.uint64()),
         ("max_silence_s", pa.float64()),
         ("rate_mode_switches", pa.uint64()),
         ("rate_mode_s", pa.float64()),

@@ -162,6 +162,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
     summary.set_item("flows_completed", s.flows_completed)?;
     summary.set_item("retransmissions", s.retransmissions)?;
     summary.set_item("timeouts", s.timeouts)?;
+    summary.set_item("syn_timeouts", s.syn_timeouts)?;
     summary.set_item("jain_short_mean", s.jain_short_mean)?;
 
     let flows = rows!(
@@ -181,6 +182,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         spurious_retransmissions,
         fast_recoveries,
         timeouts,
+        syn_timeouts,
         max_silence_s,
         rate_mode_switches,
         rate_mode_s,

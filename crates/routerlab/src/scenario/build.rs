@@ -11,7 +11,7 @@ use super::schema::{
     PermutationPattern, Queue, RcpStage, RecoveryName, SpOccupancyName, SpStage, SpVariantName, TaqDropName,
     Topology, Transport, Workload,
 };
-use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Threshold};
+use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Starts, Threshold};
 use super::{Scenario, ScenarioError};
 use crate::ids::{ConnId, HostId, NodeId, PortId};
 use crate::mechanisms::cp::CpParams;
@@ -241,6 +241,23 @@ impl Transport {
         if self.mptcp && self.cp {
             err("cp", "CP endpoints and MPTCP cannot be combined yet".into());
         }
+    }
+}
+
+/// A list of starts has one entry per flow; a sequence's last start is a time (it does not
+/// overflow the clock).
+fn check_starts(starts: &Starts, flows: usize, path: &str, p: &mut Problems) {
+    match starts {
+        Starts::List(l) if l.len() != flows => {
+            p.at(path.to_string(), format!("{} starts for {flows} flows (one per flow)", l.len()));
+        }
+        Starts::Every { first, step } => {
+            let last = (first.0.0 as u128) + (step.0.0 as u128) * flows.saturating_sub(1) as u128;
+            if last > SimTime::MAX.0 as u128 / 2 {
+                p.at(path.to_string(), format!("the last of {flows} starts is beyond any run"));
+            }
+        }
+        _ => {}
     }
 }
 
@@ -1172,35 +1189,32 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
         match w {
             Workload::Bulk(_) | Workload::Fixed(_) => {
                 // Bulk and fixed-size flows differ only in the size of their one write.
-                let (n, src, dst, start, jitter, size) = match w {
-                    Workload::Bulk(b) => (b.flows, &b.src, &b.dst, b.start.0, b.jitter.0, None),
-                    Workload::Fixed(f) => (f.flows, &f.src, &f.dst, f.start.0, f.jitter.0, Some(f.size.0)),
+                let (n, src, dst, starts, jitter, size) = match w {
+                    Workload::Bulk(b) => (b.flows, &b.src, &b.dst, &b.start, b.jitter.0, None),
+                    Workload::Fixed(f) => (f.flows, &f.src, &f.dst, &f.start, f.jitter.0, Some(f.size.0)),
                     _ => unreachable!(),
                 };
-                let stop = match w {
-                    Workload::Bulk(b) => b.stop.map(|s| s.0),
-                    _ => None,
-                };
-                if let Some(s) = stop
-                    && s <= start
-                {
-                    p.at(format!("{path}.stop"), format!("{s} is not after the start ({start})"));
-                }
                 if n.is_some_and(|n| !positive(n, &format!("{path}.flows"), &mut p)) {
                     continue;
                 }
                 let pairs = pairs_of(src, dst, &mut p);
+                // A list of starts fixes the number of flows (and must agree with `flows`).
+                let count = n.map(|n| n as usize).or(starts.count()).unwrap_or(pairs.len());
+                check_starts(starts, count, &format!("{path}.start"), &mut p);
+                let start = starts.to_starts();
+                let stop = match w {
+                    Workload::Bulk(b) => b.stop.map(|s| s.0),
+                    _ => None,
+                };
+                let last = start.last(count);
+                if let Some(s) = stop
+                    && s <= last
+                {
+                    p.at(format!("{path}.stop"), format!("{s} is not after the (last) start ({last})"));
+                }
                 if p.0.len() == before {
-                    let spec = StaticFlows {
-                        flows: n.unwrap_or(pairs.len() as u32),
-                        pairs,
-                        start,
-                        jitter,
-                        size,
-                        tcp,
-                        group: g,
-                        stop,
-                    };
+                    let spec =
+                        StaticFlows { flows: count as u32, pairs, start, jitter, size, tcp, group: g, stop };
                     flows.extend(expand_static(&spec, &mut rng));
                 }
             }
@@ -1248,13 +1262,18 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                     ConnectMode::First => Connect::First,
                     ConnectMode::Burst => Connect::WithBurst,
                 };
+                if ic.open != Starts::zero() && connect != Connect::First {
+                    p.at(format!("{path}.open"), "connections open with each block when connect = \"burst\"");
+                }
+                check_starts(&ic.open, senders.len(), &format!("{path}.open"), &mut p);
                 generators.push((
                     g,
                     Generator::Incast(
                         Incast::new(
                             senders, receiver, ic.block.0, ic.rounds, ic.start.0, ic.gap.0, connect, tcp, g,
                         )
-                        .with_jitter(ic.jitter.0),
+                        .with_jitter(ic.jitter.0)
+                        .with_opens(ic.open.to_starts()),
                     ),
                 ));
             }
@@ -1323,7 +1342,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                 let spec = StaticFlows {
                     flows: pairs.len() as u32,
                     pairs,
-                    start: pm.start.0,
+                    start: crate::workload::Starts::At(pm.start.0),
                     jitter: pm.jitter.0,
                     size: pm.size.map(|s| s.0),
                     tcp,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use super::paths::{from_value, tagged};
 use super::values::{
     ByteSize, CountUnit, DistValue, DupThresh, Duration, HostList, Limit, PositiveDuration, Probability,
-    RateValue, SizeUnit, Threshold, TimeUnit,
+    RateValue, SizeUnit, Starts, Threshold, TimeUnit,
 };
 
 fn default_seed() -> u64 {
@@ -761,8 +761,9 @@ pub struct Bulk {
     pub src: Option<HostList>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst: Option<HostList>,
-    #[serde(default = "Duration::zero")]
-    pub start: Duration,
+    /// When the flows start: a time, a sequence or a list (`values::Starts`).
+    #[serde(default = "Starts::zero")]
+    pub start: Starts,
     #[serde(default = "Duration::default_bulk_jitter")]
     pub jitter: Duration,
     /// The flows stop sending new data at this time and close.
@@ -785,8 +786,9 @@ pub struct Fixed {
     pub src: Option<HostList>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst: Option<HostList>,
-    #[serde(default = "Duration::zero")]
-    pub start: Duration,
+    /// When the flows start: a time, a sequence or a list (`values::Starts`).
+    #[serde(default = "Starts::zero")]
+    pub start: Starts,
     #[serde(default = "Duration::zero")]
     pub jitter: Duration,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -847,6 +849,10 @@ pub struct Incast {
     pub gap: Duration,
     #[serde(default)]
     pub connect: ConnectMode,
+    /// With `connect = "first"`: when sender i's connection opens (a time, a sequence or a
+    /// list, as a workload's `start`). Default: all at time 0.
+    #[serde(default = "Starts::zero")]
+    pub open: Starts,
     /// Each sender's block starts at the round's start + uniform [0, jitter).
     #[serde(default = "Duration::zero")]
     pub jitter: Duration,

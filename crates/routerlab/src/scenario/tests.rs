@@ -1,6 +1,7 @@
 //! Scenario parsing and validation: every class of bad input is reported at its field path.
 
 use super::*;
+use crate::units::SimTime;
 
 const GOOD: &str = r#"
 [run]
@@ -649,4 +650,49 @@ fn super_packets_and_kick_ass_cannot_be_combined() {
     // RCP carries its rate in a header: no conflict.
     let rcp = with_sp("").replace("sp = true", "sp = true\ncc = \"rcp\"");
     assert!(errors(&rcp).is_empty());
+}
+
+/// A workload's starts: one time, a sequence `{ first, step }`, or a list with one entry per
+/// flow (which then sets the number of flows).
+#[test]
+fn start_times_as_a_sequence_or_a_list() {
+    let with = |start: &str| {
+        GOOD.replace(
+            "kind = \"bulk\"\nflows = 4",
+            &format!("kind = \"bulk\"\nflows = 4\njitter = \"0s\"\nstart = {start}"),
+        )
+    };
+    let starts = |src: &str| -> Vec<SimTime> {
+        Scenario::load(src).unwrap().1.flows[..4].iter().map(|f| f.start).collect()
+    };
+    let ms = SimTime::from_ms;
+    assert_eq!(starts(&with("\"1s\"")), vec![ms(1000); 4]);
+    assert_eq!(starts(&with("{ first = \"1ms\", step = \"2ms\" }")), vec![ms(1), ms(3), ms(5), ms(7)]);
+    assert_eq!(starts(&with("[\"4ms\", \"0s\", \"9ms\", \"1ms\"]")), vec![ms(4), ms(0), ms(9), ms(1)]);
+    let listed = GOOD.replace(
+        "kind = \"bulk\"\nflows = 4",
+        "kind = \"bulk\"\njitter = \"0s\"\nstart = [\"0s\", \"1ms\", \"2ms\"]",
+    );
+    assert_eq!(Scenario::load(&listed).unwrap().1.flows.len(), 3 + 2, "the list sets the number of flows");
+    assert!(
+        first_error(&with("[\"0s\", \"1ms\"]")).starts_with("workload[0].start: 2 starts for 4 flows"),
+        "{}",
+        first_error(&with("[\"0s\", \"1ms\"]"))
+    );
+    for (bad, says) in [
+        ("{ first = \"0s\" }", "workload[0].start: a start sequence needs `first` and `step`"),
+        ("{ first = \"0s\", step = \"1ms\", stride = 2 }", "workload[0].start: unknown key `stride`"),
+        ("{ first = \"0s\", step = \"-1ms\" }", "workload[0].start: \"-1ms\" is not a duration"),
+        ("[]", "workload[0].start: the list of starts is empty"),
+        ("5", "workload[0].start: 5 is not a start"),
+    ] {
+        assert!(first_error(&with(bad)).starts_with(says), "{bad}: {}", first_error(&with(bad)));
+    }
+    let late_stop = with("{ first = \"0s\", step = \"1s\" }")
+        .replace("jitter = \"0s\"", "jitter = \"0s\"\nstop = \"2s\"");
+    assert!(
+        first_error(&late_stop).starts_with("workload[0].stop: 2s is not after the (last) start (3s)"),
+        "{}",
+        first_error(&late_stop)
+    );
 }

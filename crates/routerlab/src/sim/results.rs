@@ -11,7 +11,8 @@
 //!   first delivery, between deliveries, and (for flows still running) from the last delivery
 //!   to the end of the run.
 //! - `retransmissions`, `timeouts`: data retransmissions and retransmission-timer expirations
-//!   (SYN timeouts included) at the data sender; `fast_recoveries`: recovery episodes entered
+//!   with data outstanding at the data sender; `syn_timeouts`: expirations of its SYN timer
+//!   (counted apart: a lost SYN costs a whole initial RTO); `fast_recoveries`: recovery episodes entered
 //!   without a timeout (duplicate ACKs, SACK or an explicit signal such as CP's PACK).
 //! - `spurious_retransmissions`: data segments the receiver got twice (every copy after the
 //!   first: the network never duplicates, so each was an unneeded retransmission or the late
@@ -46,6 +47,7 @@ pub struct FlowRow {
     pub spurious_retransmissions: u64,
     pub fast_recoveries: u64,
     pub timeouts: u64,
+    pub syn_timeouts: u64,
     pub max_silence_s: f64,
     /// Explicit-rate senders (Kick-Ass, RCP): switches between rate and TCP mode, and the time
     /// spent following a signalled rate. Empty for other flows.
@@ -99,6 +101,7 @@ pub struct Summary {
     pub flows_completed: u64,
     pub retransmissions: u64,
     pub timeouts: u64,
+    pub syn_timeouts: u64,
     /// Mean of the short-term Jain indices, if fairness slices were measured.
     pub jain_short_mean: Option<f64>,
 }
@@ -170,7 +173,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
     let mut flows = Vec::with_capacity(sim.conns.len());
     let mut tcp_goodputs = Vec::new();
     let mut delivered_total = 0u64;
-    let (mut retx_total, mut to_total) = (0, 0);
+    let (mut retx_total, mut to_total, mut syn_to_total) = (0, 0, 0);
     for (i, c) in sim.conns.iter().enumerate() {
         let start = c.started.unwrap_or(c.start_at);
         let end = c.finished.unwrap_or(now);
@@ -190,6 +193,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
                     let s = sim.eps[sf.sender.idx()].sock.stats();
                     st.retransmissions += s.retransmissions;
                     st.timeouts += s.timeouts;
+                    st.syn_timeouts += s.syn_timeouts;
                     st.fast_recoveries += s.fast_recoveries;
                     dups += sim.eps[sf.receiver.idx()].sock.receiver().dup_segments;
                 }
@@ -210,6 +214,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         delivered_total += delivered;
         retx_total += retx;
         to_total += timeouts;
+        syn_to_total += st.syn_timeouts;
         let goodput = if c.started.is_some() && span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 };
         if c.started.is_some() && c.is_tcp() {
             tcp_goodputs.push(goodput);
@@ -236,6 +241,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             spurious_retransmissions: spurious,
             fast_recoveries: st.fast_recoveries,
             timeouts,
+            syn_timeouts: st.syn_timeouts,
             max_silence_s: c.max_silence.max(tail).as_secs_f64(),
             rate_mode_switches: rate_mode.map(|m| m.0),
             rate_mode_s: rate_mode.map(|m| m.1),
@@ -303,6 +309,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         flows_completed: sim.conns.iter().filter(|c| c.finished.is_some()).count() as u64,
         retransmissions: retx_total,
         timeouts: to_total,
+        syn_timeouts: syn_to_total,
         jain_short_mean: fairness.as_ref().map(|f| f.jain.iter().sum::<f64>() / f.jain.len() as f64),
     };
     let queue_delay: QueueDelayRows = m

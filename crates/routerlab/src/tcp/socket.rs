@@ -132,7 +132,9 @@ pub struct TcpStats {
     pub payload_bytes_sent: u64,
     pub bytes_acked: u64,
     pub retransmissions: u64,
+    /// Retransmission-timer expirations with data outstanding.
     pub timeouts: u64,
+    /// Expirations of the SYN (or SYN-ACK) timer, counted apart.
     pub syn_timeouts: u64,
     pub fast_recoveries: u64,
     pub dupacks_received: u64,
@@ -1267,7 +1269,6 @@ impl TcpSocket {
         match self.state {
             State::SynSent | State::SynReceived => {
                 self.stats.syn_timeouts += 1;
-                self.stats.timeouts += 1;
                 self.syn_rto = SimTime(self.syn_rto.0.saturating_mul(2)).min(self.cfg.rto.max);
                 self.syn_due = true;
             }
@@ -1540,7 +1541,7 @@ mod tests {
             h.log.iter().filter(|s| s.dir == Dir::AtoB && s.out.seg.flags.has(TcpFlags::SYN)).collect();
         assert_eq!(syns.len(), 2);
         assert_eq!(syns[1].at - syns[0].at, SimTime::from_secs(1));
-        assert_eq!(h.a.stats().syn_timeouts, 1);
+        assert_eq!((h.a.stats().syn_timeouts, h.a.stats().timeouts), (1, 0), "counted apart");
         assert_eq!(h.b.delivered_bytes(), 1_000);
         assert_eq!(h.a.rto(), SimTime::from_ms(200), "the first data sample recomputes it");
     }

@@ -2,16 +2,17 @@
 //! receiver; the next round starts when the last block of the round has been delivered (a
 //! barrier, as in partition–aggregate reads), after an optional gap.
 //!
-//! `connect` chooses when connections open: `First` — persistent connections are opened at
-//! time 0 and the rounds write on them (the handshakes are out of the way when the burst
-//! comes); `WithBurst` — every block is a new connection opened at the round's start (the SYNs
-//! are part of the burst).
+//! `connect` chooses when connections open: `First` — persistent connections are opened before
+//! the rounds (at `opens`: all at time 0 by default, or spread, since hundreds of simultaneous
+//! SYNs overflow a packet-counted buffer) and the rounds write on them (the handshakes are out
+//! of the way when the burst comes); `WithBurst` — every block is a new connection opened at
+//! the round's start (the SYNs are part of the burst).
 //!
 //! `jitter` delays each sender's block by a uniform random time in [0, jitter) from the
 //! round's start: the servers' response times of a real partition–aggregate read, and what
 //! makes replicates with different seeds differ.
 
-use super::{Ctx, FlowSpec};
+use super::{Ctx, FlowSpec, Starts};
 use crate::ids::{ConnId, HostId};
 use crate::tcp::TcpConfig;
 use crate::units::SimTime;
@@ -33,6 +34,8 @@ pub struct Incast {
     /// Pause between a round's end and the next round.
     pub gap: SimTime,
     pub connect: Connect,
+    /// `First`: when sender i's connection opens.
+    pub opens: Starts,
     /// Each block starts at the round's start + uniform [0, jitter).
     pub jitter: SimTime,
     pub tcp: TcpConfig,
@@ -63,6 +66,7 @@ impl Incast {
             start,
             gap,
             connect,
+            opens: Starts::At(SimTime::ZERO),
             jitter: SimTime::ZERO,
             tcp,
             group,
@@ -78,6 +82,12 @@ impl Incast {
         self
     }
 
+    /// `First`: sender i's connection opens at `opens.at(i)` instead of time 0.
+    pub fn with_opens(mut self, opens: Starts) -> Incast {
+        self.opens = opens;
+        self
+    }
+
     /// Rounds completed so far.
     pub fn rounds_done(&self) -> u32 {
         self.round
@@ -85,8 +95,8 @@ impl Incast {
 
     pub fn start(&mut self, ctx: &mut Ctx) {
         if self.connect == Connect::First {
-            for &s in &self.senders {
-                let mut f = FlowSpec::new(s, self.receiver, SimTime::ZERO, Some(0), self.tcp, self.group);
+            for (i, &s) in self.senders.iter().enumerate() {
+                let mut f = FlowSpec::new(s, self.receiver, self.opens.at(i), Some(0), self.tcp, self.group);
                 f.persistent = true;
                 self.conns.push(ctx.open(f, u64::MAX, 0));
             }

@@ -187,7 +187,7 @@ pub struct StaticFlows {
     pub flows: u32,
     /// (src, dst) for flow i is `pairs[i % pairs.len()]`.
     pub pairs: Vec<(HostId, HostId)>,
-    pub start: SimTime,
+    pub start: Starts,
     pub jitter: SimTime,
     pub size: Option<u64>,
     pub tcp: TcpConfig,
@@ -202,9 +202,40 @@ pub fn expand_static(w: &StaticFlows, rng: &mut SimRng) -> Vec<FlowSpec> {
         .map(|i| {
             let (src, dst) = w.pairs[i % w.pairs.len()];
             let jitter = if w.jitter.0 > 0 { SimTime(rng.below(w.jitter.0)) } else { SimTime::ZERO };
-            FlowSpec { stop: w.stop, ..FlowSpec::new(src, dst, w.start + jitter, w.size, w.tcp, w.group) }
+            FlowSpec {
+                stop: w.stop,
+                ..FlowSpec::new(src, dst, w.start.at(i) + jitter, w.size, w.tcp, w.group)
+            }
         })
         .collect()
+}
+
+/// When flows (or connections) start: all at one time, flow i at `first + i·step`, or flow i
+/// at the i-th time of a list (as long as the flows; the scenario checks it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Starts {
+    At(SimTime),
+    Every { first: SimTime, step: SimTime },
+    List(Vec<SimTime>),
+}
+
+impl Starts {
+    /// The start of flow `i`.
+    pub fn at(&self, i: usize) -> SimTime {
+        match self {
+            Starts::At(t) => *t,
+            Starts::Every { first, step } => SimTime(first.0.saturating_add(step.0.saturating_mul(i as u64))),
+            Starts::List(l) => l[i],
+        }
+    }
+
+    /// The latest start among `n` flows.
+    pub fn last(&self, n: usize) -> SimTime {
+        match self {
+            Starts::List(l) => l.iter().copied().max().unwrap_or(SimTime::ZERO),
+            _ => self.at(n.saturating_sub(1)),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -217,7 +248,7 @@ mod tests {
         let w = StaticFlows {
             flows: 100,
             pairs: vec![(HostId(0), HostId(1)), (HostId(2), HostId(3))],
-            start: SimTime::from_secs(1),
+            start: Starts::At(SimTime::from_secs(1)),
             jitter: SimTime::from_ms(10),
             size: None,
             tcp: TcpConfig::default(),
