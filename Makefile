@@ -1,7 +1,9 @@
 # routerlab — the README's two commands and the steps they are made of.
 #
-#   make demo    set up (first time only) and run the main job: examples/dumbbell.toml
-#   make test    set up (first time only) and run the whole test suite
+#   make demo        set up (first time only) and run the main job: examples/dumbbell.toml
+#   make test        set up (first time only) and run the whole test suite
+#   make crosscheck  routerlab against ns-3 3.44 on the canonical scenarios (docs/crosscheck.md);
+#                    installs the ns3 wheel into its own venv (.venv-ns3) first
 #
 # Set-up creates .venv/ and installs routerlab into it (Rust extension built by maturin, Python
 # dependencies pinned by requirements.lock). It reruns by itself when sources change.
@@ -13,7 +15,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml') Cargo.lock
 
-.PHONY: demo test setup lint rust-test py-test clean
+NS3_VENV ?= .venv-ns3
+NS3_STAMP := $(NS3_VENV)/.installed
+
+.PHONY: demo test setup lint rust-test py-test crosscheck clean
 
 demo: setup
 	$(BIN)/routerlab run examples/dumbbell.toml --force
@@ -30,8 +35,8 @@ $(STAMP): pyproject.toml requirements.lock $(RUST_SOURCES)
 lint: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests crosscheck
+	$(BIN)/ruff format --check python tests crosscheck
 
 rust-test:
 	cargo test -p routerlab --quiet
@@ -40,5 +45,13 @@ rust-test:
 py-test: setup
 	$(BIN)/pytest -q
 
+crosscheck: setup $(NS3_STAMP)
+	$(BIN)/python crosscheck/run.py --ns3-python $(NS3_VENV)/bin/python --update
+
+$(NS3_STAMP): crosscheck/requirements-ns3.lock
+	test -x $(NS3_VENV)/bin/python || $(PYTHON) -m venv $(NS3_VENV)
+	$(NS3_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r crosscheck/requirements-ns3.lock
+	touch $(NS3_STAMP)
+
 clean:
-	rm -rf $(VENV) target results
+	rm -rf $(VENV) $(NS3_VENV) target results

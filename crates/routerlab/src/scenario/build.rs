@@ -247,12 +247,13 @@ impl Transport {
 /// A list of starts has one entry per flow; a sequence's last start is a time (it does not
 /// overflow the clock).
 fn check_starts(starts: &Starts, flows: usize, path: &str, p: &mut Problems) {
-    match starts {
-        Starts::List(l) if l.len() != flows => {
+    use crate::workload::Starts as W;
+    match &starts.0 {
+        W::List(l) if l.len() != flows => {
             p.at(path.to_string(), format!("{} starts for {flows} flows (one per flow)", l.len()));
         }
-        Starts::Every { first, step } => {
-            let last = (first.0.0 as u128) + (step.0.0 as u128) * flows.saturating_sub(1) as u128;
+        W::Every { first, step } => {
+            let last = (first.0 as u128) + (step.0 as u128) * flows.saturating_sub(1) as u128;
             if last > SimTime::MAX.0 as u128 / 2 {
                 p.at(path.to_string(), format!("the last of {flows} starts is beyond any run"));
             }
@@ -1201,7 +1202,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                 // A list of starts fixes the number of flows (and must agree with `flows`).
                 let count = n.map(|n| n as usize).or(starts.count()).unwrap_or(pairs.len());
                 check_starts(starts, count, &format!("{path}.start"), &mut p);
-                let start = starts.to_starts();
+                let start = starts.0.clone();
                 let stop = match w {
                     Workload::Bulk(b) => b.stop.map(|s| s.0),
                     _ => None,
@@ -1273,7 +1274,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                             senders, receiver, ic.block.0, ic.rounds, ic.start.0, ic.gap.0, connect, tcp, g,
                         )
                         .with_jitter(ic.jitter.0)
-                        .with_opens(ic.open.to_starts()),
+                        .with_opens(ic.open.0.clone()),
                     ),
                 ));
             }

@@ -165,46 +165,36 @@ impl Serialize for DupThresh {
     }
 }
 
-/// When a workload's flows start: one time for all (`"1s"`), a sequence (`{ first = "0s",
-/// step = "2ms" }`: flow i at first + i·step), or an explicit list (flow i at the i-th entry;
-/// as many entries as flows, checked where the flows are known).
+/// When a workload's flows start (`workload::Starts`), as a scenario writes it: one time for
+/// all (`"1s"`), a sequence (`{ first = "0s", step = "2ms" }`: flow i at first + i·step), or an
+/// explicit list (flow i at the i-th entry; as many entries as flows, checked where the flows
+/// are known).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Starts {
-    At(Duration),
-    Every { first: Duration, step: Duration },
-    List(Vec<Duration>),
-}
+pub struct Starts(pub crate::workload::Starts);
 
 impl Starts {
     pub fn zero() -> Starts {
-        Starts::At(Duration(SimTime::ZERO))
+        Starts(crate::workload::Starts::At(SimTime::ZERO))
     }
 
     /// The number of flows a list fixes, if it is one.
     pub fn count(&self) -> Option<usize> {
-        match self {
-            Starts::List(l) => Some(l.len()),
+        match &self.0 {
+            crate::workload::Starts::List(l) => Some(l.len()),
             _ => None,
-        }
-    }
-
-    /// The workload-side form.
-    pub fn to_starts(&self) -> crate::workload::Starts {
-        match self {
-            Starts::At(t) => crate::workload::Starts::At(t.0),
-            Starts::Every { first, step } => crate::workload::Starts::Every { first: first.0, step: step.0 },
-            Starts::List(l) => crate::workload::Starts::List(l.iter().map(|d| d.0).collect()),
         }
     }
 }
 
 impl<'de> Deserialize<'de> for Starts {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use crate::workload::Starts as S;
         const EXPECTED: &str = "expected a duration (\"1s\"), a sequence ({ first = \"0s\", step = \"2ms\" }) or a list of durations";
-        let duration =
-            |v: toml::Value| Duration::deserialize(v).map_err(|e| de::Error::custom(e.to_string()));
-        match toml::Value::deserialize(d)? {
-            v @ toml::Value::String(_) => Ok(Starts::At(duration(v)?)),
+        let time = |v: toml::Value| {
+            Duration::deserialize(v).map(|d| d.0).map_err(|e| de::Error::custom(e.to_string()))
+        };
+        let starts = match toml::Value::deserialize(d)? {
+            v @ toml::Value::String(_) => S::At(time(v)?),
             toml::Value::Table(mut t) => {
                 let (Some(first), Some(step)) = (t.remove("first"), t.remove("step")) else {
                     return Err(de::Error::custom(format!(
@@ -216,29 +206,31 @@ impl<'de> Deserialize<'de> for Starts {
                         "unknown key `{k}` in a start sequence ({EXPECTED})"
                     )));
                 }
-                Ok(Starts::Every { first: duration(first)?, step: duration(step)? })
+                S::Every { first: time(first)?, step: time(step)? }
             }
             toml::Value::Array(a) if !a.is_empty() => {
-                Ok(Starts::List(a.into_iter().map(duration).collect::<Result<_, _>>()?))
+                S::List(a.into_iter().map(time).collect::<Result<_, _>>()?)
             }
-            toml::Value::Array(_) => Err(de::Error::custom("the list of starts is empty")),
-            other => Err(de::Error::custom(format!("{other} is not a start ({EXPECTED})"))),
-        }
+            toml::Value::Array(_) => return Err(de::Error::custom("the list of starts is empty")),
+            other => return Err(de::Error::custom(format!("{other} is not a start ({EXPECTED})"))),
+        };
+        Ok(Starts(starts))
     }
 }
 
 impl Serialize for Starts {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use crate::workload::Starts as W;
         use serde::ser::SerializeMap;
-        match self {
-            Starts::At(t) => t.serialize(s),
-            Starts::Every { first, step } => {
+        match &self.0 {
+            W::At(t) => Duration(*t).serialize(s),
+            W::Every { first, step } => {
                 let mut m = s.serialize_map(Some(2))?;
-                m.serialize_entry("first", first)?;
-                m.serialize_entry("step", step)?;
+                m.serialize_entry("first", &Duration(*first))?;
+                m.serialize_entry("step", &Duration(*step))?;
                 m.end()
             }
-            Starts::List(l) => l.serialize(s),
+            W::List(l) => s.collect_seq(l.iter().map(|t| Duration(*t))),
         }
     }
 }

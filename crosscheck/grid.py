@@ -1,0 +1,101 @@
+"""The crosscheck's canonical scenarios: each point is configured once here and built twice,
+as a routerlab scenario (`routerlab_side.py`) and as an ns-3 simulation (`ns3_side.py`), from
+the same numbers, with the same start-time perturbations.
+
+Choices shared by both sides (docs/crosscheck.md):
+- links are point-to-point; ns-3's PPP header (2 bytes) is routerlab's `framing = 2`;
+- a bottleneck buffer of L packets holds L packets waiting (the one in transmission aside);
+- TCP as Linux runs it: SACK, timestamps (payload 1448 on a 1500-byte MTU), PRR, initial
+  window 10, no delayed ACKs, minimum RTO as the point says, RTO = max(min RTO, SRTT +
+  4·RTTVAR) (clock granularity 0), SYN timeout 1 s;
+- perturbation k shifts every start (dumbbell flows, incast connections) by its own draw, the
+  same numbers in both simulators.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+PERTURBATIONS = 5
+
+
+@dataclass(frozen=True)
+class Dumbbell:
+    """N long-lived flows through one bottleneck (1 Gbps access, 10 ms RTT)."""
+
+    name: str
+    flows: int
+    cc: str  # "newreno", "cubic" or "dctcp"
+    bottleneck_mbps: float = 250.0
+    buffer_pkts: int = 100
+    mark_pkts: int | None = None  # DCTCP: mark CE at or above this many packets waiting
+    access_delay_ms: float = 1.0
+    bottleneck_delay_ms: float = 3.0  # RTT = 2·(2·1 + 3) = 10 ms
+    duration_s: float = 10.0
+    min_rto_ms: float = 200.0
+    timestamps: bool = True
+    hystart: bool = True  # CUBIC only
+    kind: str = field(default="dumbbell", init=False)
+
+    def starts(self, k: int) -> list[float]:
+        """Flow i starts at i ms plus a perturbation in [0, 1 ms)."""
+        rng = random.Random(f"{self.name}/{k}")
+        return [round(i * 1e-3 + rng.random() * 1e-3, 9) for i in range(self.flows)]
+
+
+@dataclass(frozen=True)
+class Incast:
+    """N senders return a block each to one receiver through one switch port, in rounds that
+    wait for the last block (partition–aggregate), over persistent connections."""
+
+    name: str
+    senders: int
+    buffer_pkts: int
+    min_rto_ms: float
+    block_bytes: int = 20_000
+    rounds: int = 10
+    rate_gbps: float = 1.0
+    link_delay_us: float = 25.0  # RTT = 4·25 µs = 100 µs
+    first_round_s: float = 0.1
+    duration_s: float = 30.0  # a cap: the rounds end the run
+    timestamps: bool = True
+    kind: str = field(default="incast", init=False)
+
+    def opens(self, k: int) -> list[float]:
+        """Connection i opens at i·20 µs plus a perturbation in [0, 20 µs): spread, so that
+        the handshakes do not overflow the buffer before the first round."""
+        rng = random.Random(f"{self.name}/{k}")
+        return [round(i * 20e-6 + rng.random() * 20e-6, 9) for i in range(self.senders)]
+
+
+def points() -> list[Dumbbell | Incast]:
+    """The grid of issue 40 (four dumbbells and eight incasts), then the variations that show
+    where a difference comes from (docs/crosscheck.md): the same point with one option
+    switched in both simulators, named `<point>/<change>`."""
+    grid: list[Dumbbell | Incast] = [
+        Dumbbell("dumbbell-newreno-20", 20, "newreno"),
+        Dumbbell("dumbbell-newreno-100", 100, "newreno"),
+        Dumbbell("dumbbell-cubic-20", 20, "cubic"),
+        Dumbbell("dumbbell-dctcp-20", 20, "dctcp", mark_pkts=30),
+    ]
+    for n in (40, 120):
+        for buf in (64, 256):
+            for rto in (1.0, 200.0):
+                grid.append(Incast(f"incast-{n}-{buf}pkts-{rto:g}ms", n, buf, rto))
+    # ns-3 takes every RTT sample from the timestamp echo, in whole milliseconds.
+    for n in (40, 120):
+        for buf in (64, 256):
+            grid.append(
+                Incast(f"incast-{n}-{buf}pkts-1ms/no-timestamps", n, buf, 1.0, timestamps=False)
+            )
+    # ns-3's HyStart is Linux's before 5.7.
+    grid.append(Dumbbell("dumbbell-cubic-20/no-hystart", 20, "cubic", hystart=False))
+    return grid
+
+
+def point(name: str) -> Dumbbell | Incast:
+    for p in points():
+        if p.name == name:
+            return p
+    raise KeyError(name)

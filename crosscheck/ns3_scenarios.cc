@@ -1,0 +1,266 @@
+// The ns-3 side of routerlab's crosscheck (ns3_side.py compiles this with cppyy): the
+// dumbbell and the incast of grid.py as ns-3 3.44 simulations, and the counters both report.
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+#include <sstream>
+#include <vector>
+
+namespace xc {
+using namespace ns3;
+
+struct Flow {
+    double start = 0;
+    uint64_t rx = 0;
+    uint64_t retx = 0;
+    uint64_t rto_doublings = 0;
+    uint64_t syns = 0;
+};
+
+struct State {
+    std::vector<Flow> flows;
+    std::vector<Ptr<Socket>> senders;
+    // incast
+    bool incast = false;
+    uint64_t block = 0;
+    uint32_t rounds = 0, round = 0, remaining = 0;
+    Time roundStart;
+    double firstRound = -1, lastEnd = -1;
+    std::vector<double> fcts;
+    std::vector<bool> done;
+};
+static State S;
+
+// Packets the traffic control layer of the congested node dropped: with no queue disc, a
+// packet that finds its device queue full (stopped) is dropped there, not by the device.
+static uint64_t g_tcDrops = 0;
+static void OnTcDrop(Ptr<const Packet>) { g_tcDrops++; }
+static void CountTcDrops(Ptr<Node> n) {
+    g_tcDrops = 0;
+    n->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop", MakeCallback(&OnTcDrop));
+}
+
+static void OnRetx(uint32_t i, Ptr<const Packet>, const TcpHeader&, const Address&, const Address&,
+                   Ptr<const TcpSocketBase>) { S.flows[i].retx++; }
+
+// A retransmission timeout doubles the RTO (capped at 60 s); so does a SYN retransmission,
+// counted apart by its SYN.
+static void OnRto(uint32_t i, Time oldv, Time newv) {
+    if (oldv.IsStrictlyPositive() && (newv == oldv + oldv || (newv == Seconds(60) && oldv < newv)))
+        S.flows[i].rto_doublings++;
+}
+
+static void OnTx(uint32_t i, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+    uint8_t f = h.GetFlags();
+    if ((f & TcpHeader::SYN) && !(f & TcpHeader::ACK)) S.flows[i].syns++;
+}
+
+static void Fill(Ptr<Socket> s, uint32_t) {
+    while (s->GetTxAvailable() > 0) {
+        uint32_t n = std::min<uint32_t>(s->GetTxAvailable(), 65536);
+        if (s->Send(Create<Packet>(n)) < 0) break;
+    }
+}
+static void Connected(Ptr<Socket> s) { if (!S.incast) Fill(s, 0); }
+static void Failed(Ptr<Socket>) {}
+
+static void StartRound() {
+    S.roundStart = Simulator::Now();
+    if (S.firstRound < 0) S.firstRound = S.roundStart.GetSeconds();
+    S.remaining = S.senders.size();
+    for (size_t i = 0; i < S.done.size(); i++) S.done[i] = false;
+    for (auto& s : S.senders) s->Send(Create<Packet>(S.block));
+}
+
+static void Received(uint32_t i, Ptr<Socket> s) {
+    Ptr<Packet> p;
+    while ((p = s->Recv())) S.flows[i].rx += p->GetSize();
+    if (!S.incast || S.round >= S.rounds || S.done[i]) return;
+    if (S.flows[i].rx >= (uint64_t)(S.round + 1) * S.block) {
+        S.done[i] = true;
+        S.fcts.push_back((Simulator::Now() - S.roundStart).GetSeconds());
+        if (--S.remaining == 0) {
+            S.lastEnd = Simulator::Now().GetSeconds();
+            if (++S.round < S.rounds) Simulator::ScheduleNow(&StartRound);
+        }
+    }
+}
+
+static bool AcceptAll(Ptr<Socket>, const Address&) { return true; }
+static void Accepted(uint32_t i, Ptr<Socket> s, const Address&) {
+    s->SetRecvCallback(MakeBoundCallback(&Received, i));
+}
+// Incast: the flow an accepted connection belongs to, by its sender's address.
+static std::vector<Ipv4Address> g_senderAddr;
+static void AcceptedBySender(Ptr<Socket> s, const Address& from) {
+    Ipv4Address a = InetSocketAddress::ConvertFrom(from).GetIpv4();
+    for (uint32_t i = 0; i < g_senderAddr.size(); i++)
+        if (g_senderAddr[i] == a) { s->SetRecvCallback(MakeBoundCallback(&Received, i)); return; }
+}
+
+static void Listen(Ptr<Node> n, Callback<void, Ptr<Socket>, const Address&> accepted) {
+    Ptr<Socket> l = Socket::CreateSocket(n, TcpSocketFactory::GetTypeId());
+    l->Bind(InetSocketAddress(Ipv4Address::GetAny(), 9));
+    l->Listen();
+    l->SetAcceptCallback(MakeCallback(&AcceptAll), accepted);
+}
+
+static void Open(uint32_t i, Ptr<Node> n, Ipv4Address dst) {
+    Ptr<Socket> s = Socket::CreateSocket(n, TcpSocketFactory::GetTypeId());
+    s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&OnRetx, i));
+    s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
+    s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
+    s->Bind();
+    s->SetConnectCallback(MakeCallback(&Connected), MakeCallback(&Failed));
+    if (S.incast) S.senders[i] = s;
+    else s->SetSendCallback(MakeCallback(&Fill));
+    s->Connect(InetSocketAddress(dst, 9));
+}
+
+static void Defaults(const std::string& cc, double minRtoMs, bool ts, bool hystart) {
+    std::string type = cc == "cubic" ? "ns3::TcpCubic" : cc == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(type)));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TypeId::LookupByName("ns3::TcpPrrRecovery")));
+    // The MSS less the timestamps' 12 bytes, as Linux and routerlab send it.
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(ts ? 1448 : 1460));
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(hystart));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(16 << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(16 << 20));
+    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
+    Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(100));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MicroSeconds((int64_t)(minRtoMs * 1000))));
+    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(NanoSeconds(1)));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(ts));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue(cc == "dctcp" ? "On" : "Off"));
+}
+
+static NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b, std::string rate, Time delay, uint32_t qpkts) {
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
+    p2p.SetChannelAttribute("Delay", TimeValue(delay));
+    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue(std::to_string(qpkts) + "p"));
+    return p2p.Install(a, b);
+}
+
+static uint64_t DeviceDrops(Ptr<NetDevice> d) {
+    return DynamicCast<PointToPointNetDevice>(d)->GetQueue()->GetTotalDroppedPackets();
+}
+
+static std::string Report(uint64_t drops, double end) {
+    std::ostringstream o;
+    o.precision(12);
+    o << "{\"end\":" << end << ",\"drops\":" << drops << ",\"flows\":[";
+    for (size_t i = 0; i < S.flows.size(); i++) {
+        const Flow& f = S.flows[i];
+        o << (i ? "," : "") << "{\"start\":" << f.start << ",\"rx\":" << f.rx << ",\"retx\":" << f.retx
+          << ",\"rto_doublings\":" << f.rto_doublings << ",\"syns\":" << f.syns << "}";
+    }
+    o << "],\"fcts\":[";
+    for (size_t i = 0; i < S.fcts.size(); i++) o << (i ? "," : "") << S.fcts[i];
+    o << "],\"first_round\":" << S.firstRound << ",\"last_end\":" << S.lastEnd << ",\"rounds_done\":" << S.round << "}";
+    return o.str();
+}
+
+std::string Dumbbell(uint32_t n, std::string cc, double bnMbps, uint32_t buf, int32_t mark,
+                     double accessMs, double bnMs, double duration, double minRtoMs,
+                     bool ts, bool hystart, std::vector<double> starts) {
+    S = State();
+    Defaults(cc, minRtoMs, ts, hystart);
+    NodeContainer snd, rcv, rt;
+    snd.Create(n); rcv.Create(n); rt.Create(2);
+    InternetStackHelper stack;
+    stack.InstallAll();
+    std::ostringstream bn; bn << bnMbps << "Mbps";
+    NetDeviceContainer bottleneck = Link(rt.Get(0), rt.Get(1), bn.str(), MicroSeconds(bnMs * 1000), mark >= 0 ? 1 : buf);
+    std::vector<NetDeviceContainer> access;
+    for (uint32_t i = 0; i < n; i++) {
+        access.push_back(Link(snd.Get(i), rt.Get(0), "1Gbps", MicroSeconds(accessMs * 1000), 1000));
+        access.push_back(Link(rt.Get(1), rcv.Get(i), "1Gbps", MicroSeconds(accessMs * 1000), 1000));
+    }
+    Ipv4AddressHelper ip("10.0.0.0", "255.255.255.0");
+    ip.Assign(bottleneck); ip.NewNetwork();
+    std::vector<Ipv4Address> rcvAddr;
+    for (uint32_t i = 0; i < n; i++) {
+        ip.Assign(access[2 * i]); ip.NewNetwork();
+        rcvAddr.push_back(ip.Assign(access[2 * i + 1]).GetAddress(1)); ip.NewNetwork();
+    }
+    TrafficControlHelper tch;
+    tch.Uninstall(bottleneck);
+    for (auto& d : access) tch.Uninstall(d);
+    Ptr<QueueDisc> red;
+    if (mark >= 0) {
+        // DCTCP marking at K packets waiting: the device holds one, the RED queue disc the rest.
+        TrafficControlHelper t;
+        t.SetRootQueueDisc("ns3::RedQueueDisc", "UseEcn", BooleanValue(true), "UseHardDrop", BooleanValue(false),
+                           "MeanPktSize", UintegerValue(1500), "QW", DoubleValue(1.0),
+                           "MinTh", DoubleValue(mark - 1), "MaxTh", DoubleValue(mark - 1),
+                           "MaxSize", QueueSizeValue(QueueSize(std::to_string(buf - 1) + "p")));
+        red = t.Install(bottleneck.Get(0)).Get(0);
+        t.Install(bottleneck.Get(1));
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    CountTcDrops(rt.Get(0));
+    S.flows.resize(n);
+    S.senders.resize(n);
+    for (uint32_t i = 0; i < n; i++) {
+        S.flows[i].start = starts[i];
+        Listen(rcv.Get(i), MakeBoundCallback(&Accepted, i));
+        Simulator::Schedule(Seconds(starts[i]), &Open, i, snd.Get(i), rcvAddr[i]);
+    }
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+    uint64_t drops = g_tcDrops + DeviceDrops(bottleneck.Get(0)) + (red ? red->GetStats().nTotalDroppedPackets : 0);
+    std::string out = Report(drops, duration);
+    Simulator::Destroy();
+    return out;
+}
+
+std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, uint32_t rounds,
+                   double gbps, double delayUs, double firstRound, double duration,
+                   bool ts, std::vector<double> opens) {
+    S = State();
+    S.incast = true;
+    S.block = block;
+    S.rounds = rounds;
+    Defaults("newreno", minRtoMs, ts, true);
+    NodeContainer snd, sw, rcv;
+    snd.Create(n); sw.Create(1); rcv.Create(1);
+    InternetStackHelper stack;
+    stack.InstallAll();
+    std::ostringstream rate; rate << gbps << "Gbps";
+    NetDeviceContainer port = Link(sw.Get(0), rcv.Get(0), rate.str(), MicroSeconds(delayUs), buf);
+    std::vector<NetDeviceContainer> access;
+    for (uint32_t i = 0; i < n; i++) access.push_back(Link(snd.Get(i), sw.Get(0), rate.str(), MicroSeconds(delayUs), 1000));
+    Ipv4AddressHelper ip("10.0.0.0", "255.255.255.0");
+    Ipv4Address dst = ip.Assign(port).GetAddress(1); ip.NewNetwork();
+    g_senderAddr.clear();
+    for (uint32_t i = 0; i < n; i++) { g_senderAddr.push_back(ip.Assign(access[i]).GetAddress(0)); ip.NewNetwork(); }
+    TrafficControlHelper tch;
+    tch.Uninstall(port);
+    for (auto& d : access) tch.Uninstall(d);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    CountTcDrops(sw.Get(0));
+    S.flows.resize(n);
+    S.senders.resize(n);
+    S.done.resize(n);
+    Listen(rcv.Get(0), MakeCallback(&AcceptedBySender));
+    for (uint32_t i = 0; i < n; i++) {
+        S.flows[i].start = opens[i];
+        Simulator::Schedule(Seconds(opens[i]), &Open, i, snd.Get(i), dst);
+    }
+    Simulator::Schedule(Seconds(firstRound), &StartRound);
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+    double end = Simulator::Now().GetSeconds();
+    std::string out = Report(g_tcDrops + DeviceDrops(port.Get(0)), end);
+    Simulator::Destroy();
+    return out;
+}
+}  // namespace xc

@@ -1,0 +1,66 @@
+"""routerlab's TCP against ns-3's stored numbers (`crosscheck/reference/ns3.json`, written by
+`make crosscheck`): the rows of docs/crosscheck.md where the two agree must go on agreeing, so
+that TCP fidelity cannot quietly regress. Each point is run here (a few seconds in all) and
+compared with ns-3 by the crosscheck's own code and tolerances."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+CROSSCHECK = Path(__file__).resolve().parent.parent / "crosscheck"
+sys.path.insert(0, str(CROSSCHECK))
+
+import grid  # noqa: E402
+import records  # noqa: E402
+import routerlab_side  # noqa: E402
+
+# (point, metrics): rows within tolerance of ns-3, to be kept so.
+AGREED = [
+    ("dumbbell-newreno-20", ["goodput_mbps", "jain", "drops"]),
+    ("dumbbell-newreno-100", ["goodput_mbps", "jain", "drops"]),
+    ("dumbbell-cubic-20", ["goodput_mbps", "jain"]),
+    ("dumbbell-dctcp-20", ["goodput_mbps", "jain", "drops"]),
+    ("incast-40-256pkts-200ms", ["goodput_mbps", "drops", "fct_mean_ms", "fct_p99_ms"]),
+    ("incast-40-256pkts-1ms", ["goodput_mbps", "drops", "fct_mean_ms", "fct_p99_ms"]),
+    ("incast-120-64pkts-200ms", ["drops", "fct_mean_ms", "fct_p99_ms"]),
+]
+
+
+def ns3_means(point: str) -> dict[str, float]:
+    stored = json.loads((CROSSCHECK / "reference" / "ns3.json").read_text())
+    runs = [r["metrics"] for r in stored if r["point"] == point]
+    assert len(runs) == grid.PERTURBATIONS, f"{point}: the reference has {len(runs)} runs"
+    return records.mean_metrics(runs)
+
+
+@pytest.mark.parametrize(("point", "keys"), AGREED, ids=[p for p, _ in AGREED])
+def test_routerlab_agrees_with_ns3_where_it_did(point: str, keys: list[str]):
+    p = grid.point(point)
+    ours = records.mean_metrics(
+        [records.metrics(p, routerlab_side.run(point, k)) for k in range(grid.PERTURBATIONS)]
+    )
+    ns3 = ns3_means(point)
+    for key in keys:
+        assert records.within(key, ns3[key], ours[key]), (
+            f"{point} {key}: routerlab {ours[key]:.4g} against ns-3 {ns3[key]:.4g}"
+        )
+
+
+def test_the_reference_covers_the_whole_grid():
+    stored = json.loads((CROSSCHECK / "reference" / "ns3.json").read_text())
+    have = {(r["point"], r["k"]) for r in stored}
+    want = {(p.name, k) for p in grid.points() for k in range(grid.PERTURBATIONS)}
+    assert have == want
+
+
+def test_within_applies_the_tolerances():
+    assert records.within("goodput_mbps", 100.0, 104.9)
+    assert not records.within("goodput_mbps", 100.0, 105.1)
+    assert records.within("jain", 0.90, 0.95) and not records.within("jain", 0.90, 0.96)
+    assert records.within("drops", 100.0, 129.0) and not records.within("drops", 100.0, 131.0)
+    assert records.within("timeouts", 1.0, 100.0) is None, "reported, not judged"
+    assert records.within("fct_mean_ms", float("nan"), 1.0) is None
