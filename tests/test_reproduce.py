@@ -251,13 +251,14 @@ def quick_run(exp_id: str, tmp_path: Path) -> dict[str, dict]:
     assert v["quick"] is True and len(v["seeds"]) == experiments.QUICK_SEEDS
     ids = [c["id"] for c in experiments.load(exp_id)["claim"]]
     assert [c["id"] for c in v["claims"]] == ids, "every claim of the file is judged"
+    md = (out / "verdict.md").read_text()
     for c in v["claims"]:
         assert c["verdict"] in VERDICTS, c
         assert isinstance(c["ours"], (int, float)), c
         if c["ci95"] is not None:  # None: an exact quantity (no replicates to vary)
             lo, hi = c["ci95"]
             assert math.isnan(c["ours"]) or lo <= c["ours"] <= hi, c
-        assert c["criterion"] in (out / "verdict.md").read_text()
+        assert c["criterion"] in md
     assert list((out / "figures").glob("*.png")) and list((out / "figures").glob("*.svg"))
     return {c["id"]: c for c in v["claims"]}
 

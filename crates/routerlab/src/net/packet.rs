@@ -24,6 +24,8 @@ pub const TCP_HEADER_BYTES: u32 = 20;
 pub const TS_OPTION_BYTES: u32 = 10;
 /// Room for options in a TCP header (RFC 793: a data offset of at most 15 words).
 pub const MAX_OPTION_BYTES: u32 = 40;
+/// The SACK option's kind and length, after two NOPs (RFC 2018); 8 bytes per block follow.
+const SACK_OPTION_BASE: u32 = 4;
 pub const UDP_HEADER_BYTES: u32 = 8;
 pub const PROTO_TCP: u8 = 6;
 pub const PROTO_UDP: u8 = 17;
@@ -239,20 +241,26 @@ impl TcpSegment {
     /// lays them out (RFC 793, 2018, 6691, 7323): MSS 4; SACK-permitted 4, or sharing the
     /// timestamps' padding on a SYN (12 for both); timestamps 12; SACK 4 + 8 per block.
     pub fn header_len(&self) -> u32 {
-        let mut opts = 0;
-        if self.mss != 0 {
-            opts += 4;
-        }
-        opts += match (self.ts, self.sack_permitted) {
+        let sack = if self.sack.is_empty() { 0 } else { SACK_OPTION_BASE + 8 * self.sack.len() as u32 };
+        TCP_HEADER_BYTES + self.option_bytes_but_sack() + sack
+    }
+
+    /// Option bytes other than the SACK option's, padded as `header_len` pads them.
+    pub fn option_bytes_but_sack(&self) -> u32 {
+        let mss = if self.mss != 0 { 4 } else { 0 };
+        let ts_or_sack_ok = match (self.ts, self.sack_permitted) {
             (true, _) => TS_OPTION_BYTES.div_ceil(4) * 4,
             (false, true) => 4,
             (false, false) => 0,
         };
-        if !self.sack.is_empty() {
-            opts += 4 + 8 * self.sack.len() as u32;
-        }
-        opts += self.xr.option_bytes().div_ceil(4) * 4;
-        TCP_HEADER_BYTES + opts
+        mss + ts_or_sack_ok + self.xr.option_bytes().div_ceil(4) * 4
+    }
+
+    /// SACK blocks that fit in the option space beside this segment's other options (Linux's
+    /// `tcp_established_options`: 3 beside timestamps, else 4).
+    pub fn sack_room(&self) -> usize {
+        let left = MAX_OPTION_BYTES.saturating_sub(self.option_bytes_but_sack() + SACK_OPTION_BASE);
+        ((left / 8) as usize).min(MAX_SACK_BLOCKS)
     }
     /// Sequence space the segment occupies: payload, plus one for SYN and for FIN.
     pub fn seq_len(&self) -> u64 {

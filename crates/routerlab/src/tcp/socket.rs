@@ -28,9 +28,7 @@ use super::scoreboard::Scoreboard;
 use super::timestamps::TsClock;
 use super::{Recovery, TcpConfig};
 use crate::mechanisms::ka::{RateProtocol, encoding as ka_code};
-use crate::net::packet::{
-    Ecn, MAX_OPTION_BYTES, MAX_SACK_BLOCKS, RateFields, SackList, TcpFlags, TcpSegment,
-};
+use crate::net::packet::{Ecn, RateFields, SackList, TcpFlags, TcpSegment};
 use crate::units::{Rate, SimTime};
 
 /// Connection states (RFC 793), with TIME-WAIT folded into `Closed` (ports are never reused
@@ -721,14 +719,12 @@ impl TcpSocket {
     /// carries (RFC 6691): the timestamps (12 bytes with their padding; Linux's 1448-byte
     /// segments on a 1500-byte MTU) and RCP's header.
     fn segment_payload(&self) -> u64 {
-        let mut every_segment = match self.rate_ok {
-            Some(RateProtocol::Rcp) => RateFields { rcp: true, ..Default::default() }.option_bytes() as u64,
-            _ => 0,
+        let every_segment = TcpSegment {
+            ts: self.ts_ok,
+            xr: RateFields { rcp: self.rate_ok == Some(RateProtocol::Rcp), ..Default::default() },
+            ..Default::default()
         };
-        if self.ts_ok {
-            every_segment += crate::net::packet::TS_OPTION_BYTES.div_ceil(4) as u64 * 4;
-        }
-        self.win.mss - every_segment
+        self.win.mss - every_segment.option_bytes_but_sack() as u64
     }
 
     /// The next segment to resend, if any. The board holds exactly `[snd_una, snd_nxt)`, so
@@ -863,10 +859,9 @@ impl TcpSocket {
     /// A segment of an established connection: `payload` bytes from `seq`, acknowledging what
     /// has arrived, with the timestamps, rate and SACK options due.
     fn segment(&mut self, now: SimTime, seq: u64, flags: TcpFlags, payload: u16) -> TcpSegment {
-        let xr = self.rate_fields();
         let (ts_val, ts_ecr) =
             if self.ts_ok { (self.ts_clock().value(now), self.rcv.ts_recent()) } else { (0, 0) };
-        TcpSegment {
+        let mut seg = TcpSegment {
             src_port: self.local_port,
             dst_port: self.remote_port,
             seq,
@@ -878,34 +873,27 @@ impl TcpSocket {
             ts: self.ts_ok,
             ts_val,
             ts_ecr,
-            sack: self.sack_list(&xr),
+            sack: SackList::new(),
             payload_len: payload,
             cut: false,
-            xr,
-        }
+            xr: self.rate_fields(),
+        };
+        seg.sack = self.sack_list(&seg);
+        seg
     }
 
-    /// The SACK option of the next segment: CP's PACKs first (they must not wait), then the
-    /// ordinary blocks, as many as the option space leaves room for beside the timestamps and
-    /// `xr`'s options (Linux's `tcp_established_options`: 3 blocks with timestamps, else 4).
-    fn sack_list(&self, xr: &RateFields) -> SackList {
+    /// The SACK option of `seg`: CP's PACKs first (they must not wait), then the ordinary
+    /// blocks, as many as the option space leaves room for beside its other options.
+    fn sack_list(&self, seg: &TcpSegment) -> SackList {
         // Built in place: a PACK (left > right) never equals an ordinary block, so skipping
         // duplicates across the two kinds changes nothing. (Returning one of two lists instead
         // copied one, reading the length byte just written as a word: a stalled store forward
         // on every ACK.)
         let mut list = self.rcv.packs();
         if self.sack_ok && self.rcv.has_ooo() {
-            self.rcv.push_sack_blocks(&mut list, self.sack_room(xr));
+            self.rcv.push_sack_blocks(&mut list, seg.sack_room());
         }
         list
-    }
-
-    /// SACK blocks that fit beside the other options of a segment (each option padded to 4
-    /// bytes; the SACK option's own 2 bytes as well).
-    fn sack_room(&self, xr: &RateFields) -> usize {
-        let ts = if self.ts_ok { crate::net::packet::TS_OPTION_BYTES.div_ceil(4) * 4 } else { 0 };
-        let used = ts + xr.option_bytes().div_ceil(4) * 4 + 4;
-        (MAX_OPTION_BYTES.saturating_sub(used) / 8).min(MAX_SACK_BLOCKS as u32) as usize
     }
 
     // ------------------------------------------------------------------ handshake

@@ -151,8 +151,7 @@ impl Cubic {
             return;
         }
         let rtt = rtt.max(SimTime(1));
-        let delay_min = *self.delay_min.get_or_insert(rtt);
-        let delay_min = delay_min.min(rtt);
+        let delay_min = self.delay_min.map_or(rtt, |d| d.min(rtt));
         self.delay_min = Some(delay_min);
         let hp = self.p.hystart;
         if !hp.enabled || self.hystart.found || !w.in_slow_start() {
