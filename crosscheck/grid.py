@@ -15,7 +15,7 @@ Choices shared by both sides (docs/crosscheck.md):
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 PERTURBATIONS = 5
 
@@ -36,6 +36,8 @@ class Dumbbell:
     min_rto_ms: float = 200.0
     timestamps: bool = True
     hystart: bool = True  # CUBIC only
+    rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
+    ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
     kind: str = field(default="dumbbell", init=False)
 
     def starts(self, k: int) -> list[float]:
@@ -60,6 +62,8 @@ class Incast:
     first_round_s: float = 0.1
     duration_s: float = 30.0  # a cap: the rounds end the run
     timestamps: bool = True
+    rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
+    ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
     kind: str = field(default="incast", init=False)
 
     def opens(self, k: int) -> list[float]:
@@ -91,6 +95,12 @@ def points() -> list[Dumbbell | Incast]:
             )
     # ns-3's HyStart is Linux's before 5.7.
     grid.append(Dumbbell("dumbbell-cubic-20/no-hystart", 20, "cubic", hystart=False))
+    # routerlab taking RTT samples and ending the RTO's backoff as ns-3 does (its
+    # `transport.rtt_model = "ns3"`); ns-3 unchanged, so its runs are the base point's.
+    for p in [q for q in grid if q.kind == "incast" and q.min_rto_ms == 1.0] + [
+        q for q in grid if q.name in ("dumbbell-newreno-100", "dumbbell-cubic-20")
+    ]:
+        grid.append(replace(p, name=f"{p.name}/ns3-rtt", rtt_model="ns3", ns3_same_as=p.name))
     return grid
 
 

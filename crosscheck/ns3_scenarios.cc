@@ -17,6 +17,7 @@ struct Flow {
     uint64_t retx = 0;
     uint64_t rto_doublings = 0;
     uint64_t syns = 0;
+    uint64_t recoveries = 0;
 };
 
 struct State {
@@ -50,6 +51,11 @@ static void OnRetx(uint32_t i, Ptr<const Packet>, const TcpHeader&, const Addres
 static void OnRto(uint32_t i, Time oldv, Time newv) {
     if (oldv.IsStrictlyPositive() && (newv == oldv + oldv || (newv == Seconds(60) && oldv < newv)))
         S.flows[i].rto_doublings++;
+}
+
+// A fast recovery entered (duplicate ACKs or SACK; a timeout enters CA_LOSS instead).
+static void OnCongState(uint32_t i, TcpSocketState::TcpCongState_t oldv, TcpSocketState::TcpCongState_t newv) {
+    if (newv == TcpSocketState::CA_RECOVERY && oldv != TcpSocketState::CA_RECOVERY) S.flows[i].recoveries++;
 }
 
 static void OnTx(uint32_t i, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
@@ -112,6 +118,7 @@ static void Open(uint32_t i, Ptr<Node> n, Ipv4Address dst) {
     s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&OnRetx, i));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
     s->Bind();
     s->SetConnectCallback(MakeCallback(&Connected), MakeCallback(&Failed));
     if (S.incast) S.senders[i] = s;
@@ -160,7 +167,8 @@ static std::string Report(uint64_t drops, double end) {
     for (size_t i = 0; i < S.flows.size(); i++) {
         const Flow& f = S.flows[i];
         o << (i ? "," : "") << "{\"start\":" << f.start << ",\"rx\":" << f.rx << ",\"retx\":" << f.retx
-          << ",\"rto_doublings\":" << f.rto_doublings << ",\"syns\":" << f.syns << "}";
+          << ",\"rto_doublings\":" << f.rto_doublings << ",\"syns\":" << f.syns
+          << ",\"recoveries\":" << f.recoveries << "}";
     }
     o << "],\"fcts\":[";
     for (size_t i = 0; i < S.fcts.size(); i++) o << (i ? "," : "") << S.fcts[i];

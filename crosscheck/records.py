@@ -16,6 +16,7 @@ TOLERANCE: dict[str, tuple[float, float] | None] = {
     "retransmissions": None,
     "timeouts": None,
     "syn_timeouts": None,
+    "recoveries": None,
     "fct_mean_ms": (0.25, 0.0),
     "fct_p99_ms": (0.25, 0.0),
 }
@@ -35,6 +36,7 @@ def normalize_ns3(raw: dict) -> dict:
                 "retx": f["retx"],
                 "timeouts": max(f["rto_doublings"] - syn_timeouts, 0),
                 "syn_timeouts": syn_timeouts,
+                "recoveries": f["recoveries"],
             }
         )
     return out
@@ -61,6 +63,7 @@ def metrics(p: grid.Dumbbell | grid.Incast, raw: dict) -> dict[str, float]:
         "retransmissions": float(sum(f["retx"] for f in flows)),
         "timeouts": float(sum(f["timeouts"] for f in flows)),
         "syn_timeouts": float(sum(f["syn_timeouts"] for f in flows)),
+        "recoveries": float(sum(f.get("recoveries", math.nan) for f in flows)),
     }
     if p.kind == "dumbbell":
         t = p.duration_s

@@ -19,6 +19,7 @@ mss = 1460
 init_cwnd = 10
 sack = true
 timestamps = {timestamps}
+rtt_model = "{rtt_model}"
 recovery = "prr"
 delayed_ack = false
 min_rto = "{min_rto}"
@@ -41,6 +42,7 @@ def transport(p: grid.Dumbbell | grid.Incast, cc: str) -> str:
         cc=CC[cc].format(hystart=hystart),
         min_rto=f"{p.min_rto_ms:g}ms",
         timestamps=str(p.timestamps).lower(),
+        rtt_model=p.rtt_model,
     )
 
 
@@ -106,6 +108,7 @@ def run(point_name: str, k: int) -> dict:
                 "retx": int(f.retransmissions),
                 "timeouts": int(f.timeouts),
                 "syn_timeouts": int(f.syn_timeouts),
+                "recoveries": int(f.fast_recoveries),
             }
             for f in flows.itertuples()
         ],

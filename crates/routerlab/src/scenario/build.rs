@@ -8,8 +8,8 @@ use std::path::Path;
 
 use super::schema::{
     Cc, ConnectMode, CubicCc, DctcpCc, DupAckFilterName, ForwardingName, KaStage, KickAssCc, Link, LinkState,
-    PermutationPattern, Queue, RcpStage, RecoveryName, SpOccupancyName, SpStage, SpVariantName, TaqDropName,
-    Topology, Transport, Workload,
+    PermutationPattern, Queue, RcpStage, RecoveryName, RttModelName, SpOccupancyName, SpStage, SpVariantName,
+    TaqDropName, Topology, Transport, Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Starts, Threshold};
 use super::{Scenario, ScenarioError};
@@ -29,7 +29,7 @@ use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedPar
 use crate::rng::{SimRng, StreamId};
 use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec, SpSenderSpec};
 use crate::tcp::cc::{CcConfig, CubicParams, DctcpParams, HystartParams};
-use crate::tcp::{DelayedAck, MptcpConfig, Recovery, RtoParams, TcpConfig};
+use crate::tcp::{DelayedAck, MptcpConfig, Recovery, RtoParams, RttModel, TcpConfig};
 use crate::topology::{self, BuiltTopology, DumbbellParams, FatTreeParams, ParkingLotParams, StarParams};
 use crate::units::{SimTime, Size};
 use crate::workload::cbr::Cbr;
@@ -96,6 +96,10 @@ impl Default for Transport {
             },
             timestamps: d.timestamps,
             timestamp_tick: PositiveDuration(d.ts_tick),
+            rtt_model: match d.rtt_model {
+                RttModel::Linux => RttModelName::Linux,
+                RttModel::Ns3 => RttModelName::Ns3,
+            },
             delayed_ack: d.delayed_ack.is_some(),
             delayed_ack_count: d.delayed_ack.unwrap_or(da).count,
             delayed_ack_timeout: PositiveDuration(d.delayed_ack.unwrap_or(da).timeout),
@@ -161,6 +165,10 @@ impl Transport {
             },
             timestamps: self.timestamps,
             ts_tick: self.timestamp_tick.0,
+            rtt_model: match self.rtt_model {
+                RttModelName::Linux => RttModel::Linux,
+                RttModelName::Ns3 => RttModel::Ns3,
+            },
             delayed_ack: self
                 .delayed_ack
                 .then_some(DelayedAck { count: self.delayed_ack_count, timeout: self.delayed_ack_timeout.0 }),

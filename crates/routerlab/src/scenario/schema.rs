@@ -616,6 +616,17 @@ pub enum RecoveryName {
     Rfc6675,
 }
 
+/// `transport.rtt_model`: `"linux"` (RFC 6298 with Linux's samples) or `"ns3"` (ns-3 3.44's
+/// samples and backoff, to compare with ns-3 studies); see `tcp::RttModel`.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RttModelName {
+    #[default]
+    #[serde(rename = "linux")]
+    Linux,
+    #[serde(rename = "ns3")]
+    Ns3,
+}
+
 /// TCP parameters. Every key is optional; defaults are `TcpConfig::default()`'s.
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -639,6 +650,8 @@ pub struct Transport {
     /// The timestamps option (RFC 7323), and its clock's tick.
     pub timestamps: bool,
     pub timestamp_tick: PositiveDuration,
+    /// How RTT samples are taken and when the RTO's backoff ends.
+    pub rtt_model: RttModelName,
     pub delayed_ack: bool,
     pub delayed_ack_count: u32,
     pub delayed_ack_timeout: PositiveDuration,

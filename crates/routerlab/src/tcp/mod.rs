@@ -46,6 +46,23 @@ pub enum Recovery {
     Rfc6675,
 }
 
+/// How RTT samples are taken and when the RTO's backoff ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RttModel {
+    /// Linux's (`tcp_ack_update_rtt`) and RFC 6298's: a sample from the send time of the
+    /// oldest newly acknowledged segment never retransmitted (exact), else from the timestamp
+    /// echo; the backoff ends with a sample.
+    #[default]
+    Linux,
+    /// ns-3 3.44's `TcpSocketBase` (`EstimateRtt`, `NewAck`), for comparing with ns-3 studies:
+    /// samples only once an ACK covers data first sent after the last timeout (ns-3 clears its
+    /// send history at a timeout and a retransmission adds nothing to it); with timestamps the
+    /// sample is the echo in whole milliseconds (under one: 1 µs) even for a retransmitted
+    /// segment, without them the send time of one never retransmitted; and every ACK of new
+    /// data recomputes the RTO from the estimate, ending the backoff with or without a sample.
+    Ns3,
+}
+
 use crate::units::SimTime;
 use cc::CcConfig;
 
@@ -86,6 +103,8 @@ pub struct TcpConfig {
     /// The timestamp clock's tick (Linux: 1 ms, `TCP_TS_HZ`; ns-3: 1 ms): the resolution of
     /// RTT samples taken from echoes.
     pub ts_tick: SimTime,
+    /// How RTT samples are taken and when the RTO's backoff ends (Linux's by default).
+    pub rtt_model: RttModel,
     /// With SACK: presume a retransmission lost again once data sent after it is SACKed, and
     /// resend it, instead of waiting for the timer (Linux's `tcp_mark_lost_retrans`, which RACK
     /// later generalized; RFC 6675 itself leaves lost retransmissions to the timer).
@@ -142,6 +161,7 @@ impl Default for TcpConfig {
             recovery: Recovery::Prr,
             timestamps: true,
             ts_tick: SimTime::from_ms(1),
+            rtt_model: RttModel::Linux,
             lost_retransmit_detection: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,

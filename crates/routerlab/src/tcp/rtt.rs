@@ -83,6 +83,12 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// End the backoff without a sample (ns-3 does so on every ACK of new data; RFC 6298 keeps
+    /// it until a sample).
+    pub fn end_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
     /// Current RTO, with backoff, capped at the maximum.
     pub fn rto(&self) -> SimTime {
         let shift = self.backoff.min(32);

@@ -26,7 +26,7 @@ use super::receiver::{EcnEcho, Receiver};
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::timestamps::TsClock;
-use super::{Recovery, TcpConfig};
+use super::{Recovery, RttModel, TcpConfig};
 use crate::mechanisms::ka::{RateProtocol, encoding as ka_code};
 use crate::net::packet::{Ecn, RateFields, SackList, TcpFlags, TcpSegment};
 use crate::units::{Rate, SimTime};
@@ -212,6 +212,9 @@ pub struct TcpSocket {
     prr: Prr,
     cc: AnyCc,
     rtt: RttEstimator,
+    /// `RttModel::Ns3`: the highest sequence sent when the timer last expired; ACKs at or
+    /// below it give no sample.
+    rtt_history_from: u64,
     sb: Scoreboard,
 
     // --- handshake ---
@@ -255,6 +258,7 @@ impl TcpSocket {
             prr: Prr::default(),
             cc: cfg.cc.build(),
             rtt: RttEstimator::new(cfg.rto),
+            rtt_history_from: 0,
             sb: Scoreboard::new(),
             ca: CaState::Open,
             dupacks: 0,
@@ -962,6 +966,25 @@ impl TcpSocket {
         }
     }
 
+    /// The RTT sample from an ACK that advances `snd_una`, given the send time of the oldest
+    /// segment it acknowledges if that was never retransmitted (`RttModel`).
+    fn rtt_sample(&self, now: SimTime, seg: &TcpSegment, sent: Option<SimTime>) -> Option<SimTime> {
+        match self.cfg.rtt_model {
+            // The send time when Karn's rule allows it (exact), else the timestamp echo.
+            RttModel::Linux => sent.map(|t| now - t).or_else(|| self.echo_rtt(now, seg)),
+            RttModel::Ns3 if seg.ack <= self.rtt_history_from => None,
+            // ns-3's `TcpOptionTS::ElapsedTimeFromTsValue`: whole ticks, and 1 µs for none.
+            RttModel::Ns3 if self.ts_ok && seg.ts => {
+                let ticks = self.ts_clock().value(now).wrapping_sub(seg.ts_ecr);
+                Some(match ticks {
+                    1..=0x7fff_ffff => SimTime(self.cfg.ts_tick.0.saturating_mul(ticks as u64)),
+                    _ => SimTime::from_us(1),
+                })
+            }
+            RttModel::Ns3 => sent.map(|t| now - t),
+        }
+    }
+
     /// The RTT an arriving segment's timestamp echo gives, if timestamps are in use.
     fn echo_rtt(&self, now: SimTime, seg: &TcpSegment) -> Option<SimTime> {
         (self.ts_ok && seg.ts).then(|| self.ts_clock().rtt_from_echo(now, seg.ts_ecr)).flatten()
@@ -1000,8 +1023,7 @@ impl TcpSocket {
         if ack > self.snd_una {
             let in_flight = self.sb.pipe();
             let acked = self.sb.ack_to(ack);
-            // The send time when Karn's rule allows it (exact), else the timestamp echo.
-            let rtt = acked.rtt_from.map(|t| now - t).or_else(|| self.echo_rtt(now, seg));
+            let rtt = self.rtt_sample(now, seg, acked.rtt_from);
             if let Some(r) = rtt {
                 self.rtt.on_sample(r);
             }
@@ -1076,6 +1098,9 @@ impl TcpSocket {
                     State::Closing | State::LastAck => State::Closed,
                     s => s,
                 };
+            }
+            if restart_timer && self.cfg.rtt_model == RttModel::Ns3 {
+                self.rtt.end_backoff();
             }
             // RFC 6298 (5.2)/(5.3).
             if self.sb.is_empty() {
@@ -1268,6 +1293,7 @@ impl TcpSocket {
                 self.cc.on_rto(&mut self.win, now, flight, reduce);
                 self.sb.mark_all_lost();
                 self.recover = self.snd_nxt;
+                self.rtt_history_from = self.snd_nxt;
                 self.ca = CaState::Loss;
                 self.dupacks = 0;
                 self.lt_credit = 0;
@@ -1711,6 +1737,35 @@ mod tests {
         };
         assert_eq!(rto_after(cfg()), SimTime::from_ms(400), "Karn: still backed off");
         assert_eq!(rto_after(with_ts()), SimTime::from_ms(200), "a sample from the echo");
+    }
+
+    /// `RttModel::Ns3`: every ACK of new data ends the backoff, with a sample or without; after
+    /// a timeout no sample comes until data first sent after it is acknowledged; with
+    /// timestamps a sample is the echo in whole ticks, or 1 µs under one tick.
+    #[test]
+    fn the_ns3_rtt_model_ends_the_backoff_on_any_new_ack_and_samples_only_new_data() {
+        let one_way = SimTime::from_us(300);
+        for ts in [false, true] {
+            let c = TcpConfig { rtt_model: RttModel::Ns3, timestamps: ts, ..cfg() };
+            let mut h = Harness::new(c, c, one_way);
+            h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0);
+            h.start(1000, false);
+            h.run_until(SimTime::from_ms(500));
+            assert_eq!(h.a.stats().timeouts, 1);
+            assert!(h.a.all_acked());
+            assert_eq!(h.a.rto(), SimTime::from_ms(200), "the backoff ended without a sample");
+            let handshake = Some(SimTime::from_us(600));
+            assert_eq!(h.a.rtt().latest(), handshake, "no sample from data sent before the timeout");
+            h.a.send(1000);
+            h.poll();
+            h.run_until(SimTime::from_secs(1));
+            let latest = h.a.rtt().latest().unwrap();
+            if ts {
+                assert!([SimTime::from_us(1), MS].contains(&latest), "the echo in ticks: {latest}");
+            } else {
+                assert_eq!(latest, SimTime::from_us(600), "the exact send time");
+            }
+        }
     }
 
     /// A SYN-ACK that answers a retransmitted SYN gives a sample through its echo (Linux): the
