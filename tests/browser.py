@@ -24,13 +24,16 @@ def chromium() -> str | None:
 class Page:
     """What loading a page showed: console errors, images, a screenshot (PNG bytes)."""
 
-    def __init__(self, errors: list[str], images: list[dict], screenshot: bytes):
+    def __init__(self, errors: list[str], images: list[dict], screenshot: bytes, value=None):
         self.errors = errors
         self.images = images
         self.screenshot = screenshot
+        self.value = value  # what `evaluate` returned (JSON-decoded)
 
 
-def load(path: Path, width: int = 1200, height: int = 900) -> Page:
+def load(path: Path, width: int = 1200, height: int = 900, evaluate: str | None = None) -> Page:
+    """Load `path` in a window of `width` × `height` CSS pixels; `evaluate` is a JavaScript
+    expression giving a JSON string, run once the page has loaded."""
     import websocket
 
     with tempfile.TemporaryDirectory() as profile:
@@ -57,7 +60,7 @@ def load(path: Path, width: int = 1200, height: int = 900) -> Page:
             url = next(t["webSocketDebuggerUrl"] for t in targets if t["type"] == "page")
             ws = websocket.create_connection(url, timeout=TIMEOUT_S, suppress_origin=True)
             try:
-                return _visit(_Session(ws), path)
+                return _visit(_Session(ws), path, evaluate)
             finally:
                 ws.close()
         finally:
@@ -108,7 +111,7 @@ class _Session:
         raise TimeoutError(f"no {method}")
 
 
-def _visit(s: _Session, path: Path) -> Page:
+def _visit(s: _Session, path: Path, evaluate: str | None) -> Page:
     for domain in ("Page", "Runtime", "Log"):
         s.send(f"{domain}.enable")
     s.send("Page.navigate", url=path.resolve().as_uri())
@@ -119,6 +122,11 @@ def _visit(s: _Session, path: Path) -> Page:
         "({alt: i.alt, complete: i.complete, width: i.naturalWidth, height: i.naturalHeight})))",
         returnByValue=True,
     )["result"]["value"]
+    value = None
+    if evaluate:
+        value = json.loads(
+            s.send("Runtime.evaluate", expression=evaluate, returnByValue=True)["result"]["value"]
+        )
     shot = s.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)
     errors = []
     for e in s.events:
@@ -129,4 +137,4 @@ def _visit(s: _Session, path: Path) -> Page:
             errors.append(p["exceptionDetails"].get("text", "exception"))
         elif m == "Log.entryAdded" and p["entry"]["level"] == "error":
             errors.append(p["entry"]["text"])
-    return Page(errors, json.loads(images), base64.b64decode(shot["data"]))
+    return Page(errors, json.loads(images), base64.b64decode(shot["data"]), value)

@@ -18,11 +18,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from browser import chromium, load
 from helpers import interrupt_while_writing, routerlab
 from routerlab import experiments
 from routerlab.experiments import incast, models, small_packet
 from routerlab.experiments.stats import Estimate, mean_ci, percentile_ci
 from routerlab.experiments.verdict import ClaimError, build_verdict, judge, write_verdict
+from routerlab.report import write_report
 
 META = {"quick": True, "routerlab_version": "test", "git_commit": "abc", "seeds": [1, 2, 3]}
 
@@ -46,7 +48,7 @@ def claim(**kw) -> dict:
 def test_a_claim_that_meets_its_criterion_holds_and_one_that_misses_differs(tmp_path: Path):
     exp = {"id": "x", "claim": [claim(id="meets", quantity="a"), claim(id="misses", quantity="b")]}
     est = {"a": Estimate(0.9, 0.85, 0.95, 5), "b": Estimate(0.9, 0.75, 1.05, 5)}
-    v = build_verdict(exp, est, META)
+    v = build_verdict(exp, est, {**META, "quick": False})
     assert [(c["id"], c["verdict"]) for c in v["claims"]] == [
         ("meets", "holds"),
         ("misses", "differs"),
@@ -73,6 +75,91 @@ def test_a_claim_cannot_be_omitted_or_malformed():
         build_verdict(
             {"id": "x", "claim": [claim(criterion="ci_lo >=")]}, {"q": Estimate(1, 1, 1, 3)}, META
         )
+
+
+def test_a_quick_run_does_not_judge_a_claim_its_interval_cannot_resolve():
+    est = {"q": Estimate(0.82, 0.75, 0.9, 3)}  # 0.8 lies inside the interval
+    exp = {"id": "x", "claim": [claim(criterion="ci_lo >= 0.8")]}
+    assert build_verdict(exp, est, META)["claims"][0]["verdict"] == "not judged (quick)"
+    full = {**META, "quick": False}
+    assert build_verdict(exp, est, full)["claims"][0]["verdict"] == "differs"
+    # An interval wholly on one side is judged, quick or not.
+    for e, expected in (
+        (Estimate(0.9, 0.85, 0.95, 3), "holds"),
+        (Estimate(0.5, 0.4, 0.6, 3), "differs"),
+    ):
+        assert build_verdict(exp, {"q": e}, META)["claims"][0]["verdict"] == expected
+
+
+def test_a_differing_claim_carries_its_explanation_and_what_shows_it(tmp_path: Path):
+    exp = {
+        "id": "x",
+        "grid": {"scheme": ["tcp", "cp", "cp-no-sender"]},
+        "claim": [
+            claim(id="shown", explanation="the sender's buffering", shown_by="cp-no-sender"),
+            claim(id="unverified", explanation="a guess"),
+            claim(id="bare", tolerance="±10 % of the paper's 0.85"),
+            claim(id="holds", explanation="not needed", criterion="ci_lo >= 0"),
+        ],
+    }
+    v = build_verdict(exp, {"q": Estimate(0.5, 0.4, 0.6, 3)}, META)
+    by_id = {c["id"]: c for c in v["claims"]}
+    assert by_id["shown"]["explanation_status"] == "shown"
+    assert by_id["shown"]["shown_by"] == "cp-no-sender"
+    assert by_id["unverified"]["explanation_status"] == "unverified"
+    assert by_id["bare"]["explanation_status"] == "unexplained"
+    assert by_id["bare"]["tolerance"] == "±10 % of the paper's 0.85"
+    assert by_id["holds"]["explanation_status"] is None
+    write_verdict(tmp_path, v)
+    md = (tmp_path / "verdict.md").read_text()
+    assert "the sender's buffering (shown by: `cp-no-sender`)" in md
+    assert "a guess (unverified" in md and "*bare* — not yet explained" in md
+    # shown_by must name an arm of the experiment, and come with an explanation.
+    for bad, message in (
+        (claim(explanation="e", shown_by="nope"), "no arm"),
+        (claim(shown_by="cp"), "without an explanation"),
+    ):
+        with pytest.raises(ClaimError, match=message):
+            build_verdict({**exp, "claim": [bad]}, {"q": Estimate(1, 1, 1, 3)}, META)
+
+
+LAYOUT = """JSON.stringify({
+  right: document.querySelector("table.verdicts").getBoundingClientRect().right,
+  view: window.innerWidth,
+  scroll: document.documentElement.scrollWidth,
+  items: document.querySelectorAll(".notes li").length,
+  code: document.querySelectorAll(".notes code").length,
+  raw: document.querySelector(".notes").textContent.includes("**"),
+})"""
+
+
+@pytest.mark.skipif(chromium() is None, reason="chromium is not installed (Debian: chromium)")
+def test_the_reproduction_report_reads_at_1400_pixels_without_scrolling(tmp_path: Path):
+    """Long statements, criteria and numbers wrap inside the page; the notes are HTML."""
+    long = "a claim stated at length, " * 12
+    exp = {
+        "id": "x",
+        "claim": [
+            claim(
+                id=f"claim-{i}",
+                statement=long,
+                paper="≈ 900 Mbps at N = 1, " * 4,
+                criterion="ci_lo * 65536 > 64 * 1500 and ci_hi <= 16 and mean >= 0.000001",
+                why="the reasoning, " * 10,
+                tolerance="`±10 %` of the **paper's** number",
+                explanation="the cause, with `code`",
+            )
+            for i in range(6)
+        ],
+    }
+    v = build_verdict(exp, {"q": Estimate(123456.789, 0.1234, 987654.3, 3)}, META)
+    v["notes"] = "Notes with **bold**, `code` and a list:\n\n- one\n- two"
+    write_verdict(tmp_path, v, v["notes"])
+    page = load(write_report(tmp_path), width=1400, height=900, evaluate=LAYOUT)
+    assert page.errors == []
+    lay = page.value
+    assert lay["right"] <= lay["view"] and lay["scroll"] <= lay["view"], lay
+    assert lay["items"] >= 12 and lay["code"] >= 6 and not lay["raw"], lay
 
 
 def test_criteria_see_the_interval_and_a_nan_never_holds():
@@ -211,7 +298,37 @@ def test_all_runs_every_experiment_but_the_matrix(exp_dir: Path, tmp_path: Path)
     p = routerlab("reproduce", "--list", check=True)
     assert [line.split()[0] for line in p.stdout.splitlines()] == ["matrix", "tiny-a", "tiny-b"]
     routerlab("reproduce", "all", "--seeds", "2", "--out", str(tmp_path / "all"), check=True)
-    assert sorted(p.name for p in (tmp_path / "all").iterdir()) == ["tiny-a", "tiny-b"]
+    assert sorted(p.name for p in (tmp_path / "all").iterdir()) == [
+        "experiments.md",
+        "tiny-a",
+        "tiny-b",
+    ]
+
+
+def test_the_results_document_is_generated_from_the_verdicts(exp_dir: Path, tmp_path: Path):
+    """`reproduce all` writes the results document: each experiment's prose from its file,
+    its claims from its verdict, stamped with the commit; `reproduce document` rewrites it."""
+    (exp_dir / "tiny-a.toml").write_text(
+        TINY.format(id="tiny-a")
+        + "\n[doc]\nsummary = 'The setup of tiny-a.'\ndiscussion = 'What tiny-a found.'\n"
+        + 'discussion_as_of = "0000000"\n'
+    )
+    out = tmp_path / "all"
+    routerlab("reproduce", "all", "--seeds", "2", "--out", str(out), check=True)
+    doc = (out / "experiments.md").read_text()
+    v = json.loads((out / "tiny-a" / "verdict.json").read_text())
+    assert f"commit {v['git_commit']}" in doc and "do not edit" in doc
+    assert "### `tiny-a`" in doc and "### `tiny-b`" in doc and "matrix" not in doc
+    assert "The setup of tiny-a." in doc and "What tiny-a found." in doc
+    assert "written against the run at commit 0000000" in doc
+    for c in v["claims"]:
+        assert f"**{c['id']}**" in doc and c["criterion"] in doc
+    to = tmp_path / "docs" / "experiments.md"
+    to.parent.mkdir()
+    routerlab("reproduce", "document", "--out", str(out), "--to", str(to), check=True)
+    assert to.read_text().split("\n")[5:] == doc.split("\n")[5:]  # the same, but the date
+    p = routerlab("reproduce", "document", "--out", str(tmp_path / "none"))
+    assert p.returncode == 2 and "no verdict.json" in p.stderr
 
 
 def test_refusals_come_before_anything_runs(exp_dir: Path, tmp_path: Path):
@@ -239,7 +356,7 @@ def test_refusals_come_before_anything_runs(exp_dir: Path, tmp_path: Path):
 
 # --- every experiment, quick ----------------------------------------------------------------
 
-VERDICTS = {"holds", "differs"}
+VERDICTS = {"holds", "differs", "not judged (quick)"}
 
 
 def quick_run(exp_id: str, tmp_path: Path) -> dict[str, dict]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import _core
 from .bench import KEYS as BENCH_KEYS
-from .output import AtomicDir, OutputExists
+from .output import AtomicDir, OutputExists, write_text_atomic
 from .runner import ScenarioInvalid, check_file, execute, prepare, problems_text, write_files
 
 EXIT_INVALID = 2
@@ -159,6 +159,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return 0
     if args.experiment is None:
         return fail("which experiment? give an ID, or all (see --list)")
+    runnable = {i: e for i, e in known.items() if i != "matrix"}
+    if args.experiment == "document":
+        root = Path(args.out) if args.out else Path("results") / "reproduce"
+        return write_document(root, runnable, Path(args.to) if args.to else None, fail)
+    if args.to:
+        return fail("--to goes with the document command (routerlab reproduce document)")
     if args.experiment == "all":
         root = Path(args.out) if args.out else Path("results") / "reproduce"
         targets = [(i, root / i) for i in known if i != "matrix"]
@@ -193,6 +199,23 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         )
         if not args.quiet:
             print_verdict(verdict, out)
+    if args.experiment == "all":
+        return write_document(root, runnable, None, fail, quiet=args.quiet)
+    return 0
+
+
+def write_document(root: Path, runnable: dict, to: Path | None, fail, quiet=False) -> int:
+    """The results document from the verdicts under `root` (default ROOT/experiments.md)."""
+    from .experiments.document import DocumentError, document
+
+    to = to or root / "experiments.md"
+    try:
+        text = document(root, runnable)
+    except DocumentError as e:
+        return fail(str(e))
+    write_text_atomic(to, text)
+    if not quiet:
+        print(f"results document → {to}")
     return 0
 
 
@@ -438,11 +461,18 @@ def build_parser() -> argparse.ArgumentParser:
               *.parquet, *.csv           the data tables
               figures/*.png, *.svg       the figures
               scenarios/*.toml           the exact scenarios run; experiment.toml
-            Exit status 0 when the experiment ran, whatever the verdicts."""
+            "all" runs every experiment and then writes DIR/experiments.md, the results
+            document (docs/experiments.md is one, from a full run); "document" writes it
+            again from the verdicts already in DIR (to --to FILE if given), running nothing.
+            In a quick run, a claim whose confidence interval straddles its criterion is
+            "not judged (quick)". Exit status 0 when the experiment ran, whatever the
+            verdicts."""
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    x.add_argument("experiment", metavar="ID", nargs="?", help="experiment id, or all (see --list)")
+    x.add_argument(
+        "experiment", metavar="ID", nargs="?", help="experiment id, all, or document (see --list)"
+    )
     x.add_argument("--list", action="store_true", help="list the experiments and exit")
     x.add_argument("--quick", action="store_true", help="the small variant (seconds; 3 seeds)")
     x.add_argument(
@@ -450,6 +480,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     x.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce/ID)")
     x.add_argument("--force", action="store_true", help="replace an existing output directory")
+    x.add_argument(
+        "--to",
+        metavar="FILE",
+        help="document: write the results document here (e.g. docs/experiments.md)",
+    )
     x.add_argument("--jobs", "-j", type=int, metavar="J", help="parallel runs (default: all cores)")
     add_backend_flags(x)
     x.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")

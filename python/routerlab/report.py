@@ -35,6 +35,12 @@ figcaption { font-size: 12px; color: #555; text-align: center; }
 pre { background: #f7f7f7; padding: .6em; overflow-x: auto; font-size: 12px; }
 .holds { color: #17612a; font-weight: bold; } .differs { color: #a4281f; font-weight: bold; }
 .wrap { overflow-x: auto; } pre.notes { white-space: pre-wrap; } details { margin: .4em 0; }
+table.verdicts { width: 100%; table-layout: fixed; }
+table.verdicts td { white-space: normal; overflow-wrap: anywhere; }
+table.verdicts col.claim { width: 34%; } table.verdicts col.paper { width: 20%; }
+table.verdicts col.ours { width: 16%; } table.verdicts col.criterion { width: 18%; }
+table.verdicts col.verdict { width: 12%; }
+.not-judged { color: #7a5a00; font-weight: bold; } .notes code { font-size: 12px; }
 """
 
 
@@ -186,34 +192,68 @@ def campaign_page(directory: Path) -> str:
 
 
 def _verdicts(verdict: dict) -> str:
+    """The claims as a table that wraps its text to the page's width (no horizontal scroll)."""
     rows = []
     for c in verdict["claims"]:
         ci = "" if c["ci95"] is None else f" [{c['ci95'][0]:.4g}, {c['ci95'][1]:.4g}]"
         ours = f"{c['ours']:.4g}" if isinstance(c["ours"], float) else str(c["ours"])
+        css = "not-judged" if c["verdict"].startswith("not judged") else c["verdict"]
         rows.append(
-            f'<tr><td class="text">{_e(c["id"])}: {_e(c["statement"])}</td>'
+            f'<tr><td class="text"><b>{_e(c["id"])}</b>: {_e(c["statement"])}</td>'
             f'<td class="text">{_e(c["paper"])}</td><td>{_e(ours + ci)}</td>'
             f'<td class="text"><code>{_e(c["criterion"])}</code></td>'
-            f'<td class="{_e(c["verdict"])}">{_e(c["verdict"])}</td></tr>'
+            f'<td class="text {_e(css)}">{_e(c["verdict"])}</td></tr>'
         )
+    cols = "".join(f'<col class="{k}">' for k in ("claim", "paper", "ours", "criterion", "verdict"))
     head = (
         '<tr><th class="text">claim</th><th class="text">paper</th><th>ours (95 % CI)</th>'
-        '<th class="text">criterion</th><th>verdict</th></tr>'
+        '<th class="text">criterion</th><th class="text">verdict</th></tr>'
     )
-    return f'<div class="wrap"><table>{head}{"".join(rows)}</table></div>'
+    return f'<table class="verdicts">{cols}{head}{"".join(rows)}</table>'
+
+
+def _markdown(text: str) -> str:
+    """Markdown (the verdict's notes) as HTML; raw HTML in it is escaped, not passed on."""
+    import markdown
+
+    md = markdown.Markdown(extensions=["tables"])
+    md.preprocessors.deregister("html_block")
+    md.inlinePatterns.deregister("html")
+    return md.convert(text)
+
+
+def _verdict_notes(verdict: dict, directory: Path) -> str:
+    """What follows the table: each criterion's reasoning and tolerance, the explanations of
+    differing claims, and the analysis's notes, rendered."""
+    from .experiments.verdict import explanation_line
+
+    items = []
+    for c in verdict["claims"]:
+        if c.get("why"):
+            items.append(f"- *{c['id']}* — criterion: {c['why']}")
+        if c.get("tolerance"):
+            items.append(f"- *{c['id']}* — tolerance: {c['tolerance']}")
+    differing = [c for c in verdict["claims"] if c.get("explanation_status")]
+    text = "\n".join(items)
+    if differing:
+        text += "\n\n**Why ours differs**\n\n" + "\n".join(
+            f"- *{c['id']}* — {explanation_line(c)}" for c in differing
+        )
+    notes = verdict.get("notes")
+    if notes is None:  # written before verdict.json carried the notes: take verdict.md's
+        md = directory / "verdict.md"
+        lines = md.read_text().splitlines() if md.is_file() else []
+        last = max((i for i, line in enumerate(lines) if line.startswith("|")), default=-1)
+        rest = [line for line in lines[last + 1 :] if not line.startswith("- *")]
+        notes = "\n".join(rest).strip()
+    if notes:
+        text += "\n\n" + notes
+    return f'<div class="notes">{_markdown(text)}</div>' if text.strip() else ""
 
 
 def reproduction_page(directory: Path) -> str:
     verdict = json.loads((directory / "verdict.json").read_text())
-    notes = ""
-    md = directory / "verdict.md"
-    if md.is_file():
-        # What follows the verdict table: each criterion's reasoning, and the notes.
-        lines = md.read_text().splitlines()
-        last = max((i for i, line in enumerate(lines) if line.startswith("|")), default=-1)
-        rest = "\n".join(lines[last + 1 :]).strip()
-        if rest:
-            notes = f'<pre class="notes">{_e(rest)}</pre>'
+    notes = _verdict_notes(verdict, directory)
     tables = "\n".join(
         f"<h3>{_e(p.stem)}</h3>{_table(pq.read_table(p).to_pandas())}"
         for p in sorted(directory.glob("*.parquet"))

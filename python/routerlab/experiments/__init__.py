@@ -59,7 +59,9 @@ def experiments_dir() -> Path:
 
 #: Keys of an experiment file: required, then optional.
 REQUIRED_KEYS = {"id", "title", "sources", "analysis", "scenario", "grid", "claim"}
-OPTIONAL_KEYS = {"constants", "quick", "variants"}
+OPTIONAL_KEYS = {"constants", "quick", "variants", "doc"}
+#: Keys of an experiment's `[doc]`: its prose in the results document (`document.py`).
+DOC_KEYS = {"summary", "discussion", "discussion_as_of"}
 
 
 class ExperimentError(Exception):
@@ -95,6 +97,9 @@ def _read(path: Path) -> dict:
         raise ExperimentError(f"{path}: id is {exp['id']!r}, expected {path.stem!r}")
     if "template" not in exp["scenario"]:
         raise ExperimentError(f"{path}: scenario.template is missing")
+    unknown_doc = set(exp.get("doc", {})) - DOC_KEYS
+    if unknown_doc:
+        raise ExperimentError(f"{path}: unknown keys in doc: {sorted(unknown_doc)}")
     unknown_quick = set(exp.get("quick", {})) - {"grid"}
     if unknown_quick:
         raise ExperimentError(f"{path}: unknown keys in quick: {sorted(unknown_quick)}")
@@ -272,6 +277,7 @@ def reproduce(
             "seeds": [replicate_seed(exp_id, i) for i in range(seeds)],
         }
         verdict = build_verdict(exp, analysis.quantities, meta)
+        verdict["notes"] = analysis.notes.strip()
         for name, t in sorted(analysis.tables.items()):
             write_table(d.path, name, t)
         figdir = d.path / "figures"

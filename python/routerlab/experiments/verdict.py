@@ -4,8 +4,16 @@ A claim names a *quantity* the experiment's analysis computes (one value per see
 sample for percentiles), the paper's statement and number, and a criterion written before
 running — a Python expression over ``mean``, ``ci_lo``, ``ci_hi`` (and ``n``), e.g.
 ``"ci_hi <= 0.3"``. The verdict is ``holds`` when the criterion is true and ``differs``
-otherwise. A claim whose quantity the analysis did not produce is an error: no claim can be
-silently omitted.
+otherwise; in a quick run, a claim whose interval straddles its criterion (true at one end of
+the interval, false at the other) is ``not judged (quick)``: three seeds cannot resolve it. A
+claim whose quantity the analysis did not produce is an error: no claim can be silently
+omitted.
+
+Optional keys of a claim: ``tolerance`` (how far from the paper's number the criterion lets
+ours be, and why), ``explanation`` (why ours differs from the paper, when it does) and
+``shown_by`` (the arm of this experiment — a grid value, a variant, or another claim — that
+demonstrates the explanation). A differing claim's explanation without ``shown_by`` is
+reported as unverified.
 """
 
 from __future__ import annotations
@@ -16,7 +24,22 @@ from pathlib import Path
 
 from .stats import Estimate
 
-CLAIM_KEYS = {"id", "statement", "source", "paper", "quantity", "criterion", "why"}
+CLAIM_KEYS = {
+    "id",
+    "statement",
+    "source",
+    "paper",
+    "quantity",
+    "criterion",
+    "why",
+    "tolerance",
+    "explanation",
+    "shown_by",
+}
+#: Keys a claim may leave out.
+OPTIONAL_CLAIM_KEYS = {"why", "tolerance", "explanation", "shown_by"}
+
+HOLDS, DIFFERS, NOT_JUDGED = "holds", "differs", "not judged (quick)"
 
 
 class ClaimError(Exception):
@@ -43,14 +66,63 @@ def judge(criterion: str, est: Estimate) -> bool:
     return bool(value)
 
 
+def resolved(criterion: str, est: Estimate) -> bool:
+    """Does the interval resolve the criterion: is it true (or false) wherever in the interval
+    the quantity lies? Judged at each end, as if the estimate were exactly there."""
+    if est.ci_lo is None or est.ci_hi is None:
+        return True
+    ends = [Estimate(x, x, x, est.n) for x in (est.ci_lo, est.ci_hi)]
+    return judge(criterion, ends[0]) == judge(criterion, ends[1])
+
+
+def verdict_of(criterion: str, est: Estimate, quick: bool) -> str:
+    """holds, differs, or (quick runs only) not judged when the interval straddles."""
+    if quick and not resolved(criterion, est):
+        return NOT_JUDGED
+    return HOLDS if judge(criterion, est) else DIFFERS
+
+
+def explanation_status(claim: dict) -> str | None:
+    """For a differing claim: "shown" (an arm demonstrates the explanation), "unverified"
+    (explained, no arm shows it) or "unexplained"; None for any other verdict."""
+    if claim["verdict"] != DIFFERS:
+        return None
+    if not claim.get("explanation"):
+        return "unexplained"
+    return "shown" if claim.get("shown_by") else "unverified"
+
+
+def arms(experiment: dict) -> set[str]:
+    """What a claim's `shown_by` may name: a grid value, a variant, a grid key, or a claim."""
+    names = {c["id"] for c in experiment.get("claim", []) if "id" in c}
+    grids = [experiment.get("grid", {}), experiment.get("quick", {}).get("grid", {})]
+    for g in grids:
+        names |= set(g)
+        for v in g.values():
+            names |= {str(x) for x in (v if isinstance(v, list) else [v])}
+    for key, table in experiment.get("variants", {}).items():
+        names |= {key, *table}
+    return names
+
+
 def check_claims(experiment: dict) -> None:
-    """Every claim has its keys, a unique id and a criterion that parses."""
+    """Every claim has its keys, a unique id, a criterion that parses, and names an arm of
+    the experiment in `shown_by` (if it names one)."""
     claims = experiment.get("claim", [])
     if not claims:
         raise ClaimError(f"experiment {experiment['id']} has no claims")
+    known_arms = arms(experiment)
     seen = set()
     for c in claims:
-        missing = CLAIM_KEYS - {"why"} - set(c)
+        shown_by = c.get("shown_by")
+        if shown_by is not None and str(shown_by) not in known_arms:
+            raise ClaimError(
+                f"claim {c.get('id', '?')}: shown_by {shown_by!r} is no arm of this experiment "
+                "(a grid value, a variant or a claim id)"
+            )
+        if shown_by is not None and not c.get("explanation"):
+            raise ClaimError(f"claim {c.get('id', '?')}: shown_by without an explanation")
+        missing = CLAIM_KEYS - OPTIONAL_CLAIM_KEYS - set(c)
         if missing:
             raise ClaimError(f"claim {c.get('id', '?')} lacks {sorted(missing)}")
         unknown = set(c) - CLAIM_KEYS
@@ -77,20 +149,23 @@ def build_verdict(experiment: dict, estimates: dict[str, Estimate], meta: dict) 
                 f"claim {c['id']}: the analysis produced no quantity {c['quantity']!r}"
             )
         est = estimates[c["quantity"]]
-        claims.append(
-            {
-                "id": c["id"],
-                "statement": c["statement"],
-                "source": c["source"],
-                "paper": c["paper"],
-                "ours": est.mean,
-                "ci95": None if est.ci_lo is None else [est.ci_lo, est.ci_hi],
-                "n": est.n,
-                "criterion": c["criterion"],
-                "why": c.get("why", ""),
-                "verdict": "holds" if judge(c["criterion"], est) else "differs",
-            }
-        )
+        claim = {
+            "id": c["id"],
+            "statement": c["statement"],
+            "source": c["source"],
+            "paper": c["paper"],
+            "ours": est.mean,
+            "ci95": None if est.ci_lo is None else [est.ci_lo, est.ci_hi],
+            "n": est.n,
+            "criterion": c["criterion"],
+            "why": c.get("why", ""),
+            "tolerance": c.get("tolerance"),
+            "verdict": verdict_of(c["criterion"], est, bool(meta.get("quick"))),
+            "explanation": c.get("explanation"),
+            "shown_by": c.get("shown_by"),
+        }
+        claim["explanation_status"] = explanation_status(claim)
+        claims.append(claim)
     return {"experiment": experiment["id"], **meta, "claims": claims}
 
 
@@ -100,6 +175,16 @@ def _fmt(x) -> str:
     if isinstance(x, float):
         return f"{x:.4g}"
     return str(x)
+
+
+def explanation_line(claim: dict) -> str:
+    """A differing claim's explanation, with what shows it."""
+    status = claim["explanation_status"]
+    if status == "unexplained":
+        return "not yet explained."
+    if status == "unverified":
+        return f"{claim['explanation']} (unverified: no arm of the experiment shows it yet)"
+    return f"{claim['explanation']} (shown by: `{claim['shown_by']}`)"
 
 
 def write_verdict(directory: Path, verdict: dict, notes: str = "") -> None:
@@ -124,6 +209,13 @@ def write_verdict(directory: Path, verdict: dict, notes: str = "") -> None:
     for c in verdict["claims"]:
         if c["why"]:
             lines.append(f"- *{c['id']}* — criterion: {c['why']}")
+        if c.get("tolerance"):
+            lines.append(f"- *{c['id']}* — tolerance: {c['tolerance']}")
+    explained = [c for c in verdict["claims"] if c.get("explanation_status")]
+    if explained:
+        lines += ["", "Why ours differs:", ""]
+    for c in explained:
+        lines.append(f"- *{c['id']}* — {explanation_line(c)}")
     if notes:
         lines += ["", notes.strip()]
     (directory / "verdict.md").write_text("\n".join(lines) + "\n")

@@ -1,0 +1,152 @@
+"""The results document: every experiment's setup, its claims judged by a full `reproduce all`,
+and its discussion, as Markdown (docs/experiments.md is this, generated, never hand-edited).
+
+The numbers come only from the verdict files of the runs (`DIR/ID/verdict.json`), stamped with
+the commit they ran at; the prose comes from each experiment file's `[doc]` table (`summary`:
+the setup and what must show; `discussion`, written by hand, with `discussion_as_of`: the
+commit of the run it discusses, said beside it when it is not the document's).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+from .verdict import DIFFERS, explanation_line
+
+#: Sections of the document: the experiments whose id starts with the prefix, in this order.
+GROUPS = [
+    ("base", "Baselines: the phenomena the papers start from", ""),
+    ("cp", "CP: cutting payload", ""),
+    ("plts", "PLTS: packet spraying", ""),
+    ("taq", "TAQ: timeout-aware queuing", ""),
+    ("sp", "Super-packets", ""),
+    (
+        "ka",
+        "Kick-Ass",
+        "Kick-Ass and native RCP share one rate computation (RCP: α = 0.1, β = 1, "
+        "T = min(10 ms, d), initial rate 5 % of the link; `mechanisms::ka::rcp`); every "
+        "experiment uses the defaults. The paper's simulations used ns-3; its TCP baseline is "
+        "NewReno, ours NewReno with SACK and an initial window of 10.",
+    ),
+]
+
+
+class DocumentError(Exception):
+    """No verdicts to write a document from."""
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _claims_table(verdict: dict) -> list[str]:
+    lines = [
+        "| claim | paper | ours (95 % CI) | criterion | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    for c in verdict["claims"]:
+        ci = "" if c["ci95"] is None else f" [{_fmt(c['ci95'][0])}, {_fmt(c['ci95'][1])}]"
+        v = f"**{c['verdict']}**" if c["verdict"] == DIFFERS else c["verdict"]
+        lines.append(
+            f"| **{c['id']}**: {_cell(c['statement'])} | {_cell(c['paper'])} | "
+            f"{_fmt(c['ours'])}{ci} | `{_cell(c['criterion'])}` | {v} |"
+        )
+    return lines
+
+
+def _experiment(exp: dict, verdict: dict | None, directory: Path, commit: str) -> list[str]:
+    doc = exp.get("doc", {})
+    out = [f"### `{exp['id']}` — {exp['title']}", "", f"Sources: {exp['sources']}.", ""]
+    if doc.get("summary"):
+        out += [doc["summary"].strip(), ""]
+    if verdict is None:
+        return out + ["*Not run: no verdict in the results.*", ""]
+    quick = " (quick variant)" if verdict.get("quick") else ""
+    seeds = len(verdict["seeds"])
+    out += [f"Claims, {seeds} seeds{quick}:", ""] + _claims_table(verdict) + [""]
+    for c in verdict["claims"]:
+        if c.get("tolerance"):
+            out.append(f"- *{c['id']}* — tolerance: {c['tolerance']}")
+        elif c.get("why"):
+            out.append(f"- *{c['id']}* — criterion: {c['why']}")
+    differing = [c for c in verdict["claims"] if c.get("explanation_status")]
+    if differing:
+        out += ["", "Why ours differs:", ""]
+        out += [f"- *{c['id']}* — {explanation_line(c)}" for c in differing]
+    figures = sorted(p.stem for p in (directory / "figures").glob("*.png"))
+    if figures:
+        out += [
+            "",
+            "Figures (in the experiment's results): " + ", ".join(f"`{f}`" for f in figures),
+        ]
+    out.append("")
+    if doc.get("discussion"):
+        as_of = doc.get("discussion_as_of")
+        note = ""
+        if as_of and not commit.startswith(as_of):
+            note = f" *(written against the run at commit {as_of}; its numbers are that run's)*"
+        out += [f"**Discussion.**{note}", "", doc["discussion"].strip(), ""]
+    return out
+
+
+def document(root: Path, experiments: dict[str, dict], date: str | None = None) -> str:
+    """The document for the verdicts under `root` (one directory per experiment id)."""
+    verdicts = {}
+    for exp_id in experiments:
+        f = root / exp_id / "verdict.json"
+        if f.is_file():
+            verdicts[exp_id] = json.loads(f.read_text())
+    if not verdicts:
+        raise DocumentError(f"{root}: no verdict.json under it (run `routerlab reproduce all`)")
+    commits = sorted({v["git_commit"] for v in verdicts.values()})
+    commit = commits[0] if len(commits) == 1 else ", ".join(commits)
+    counts = Counter(c["verdict"] for v in verdicts.values() for c in v["claims"])
+    status = Counter(c.get("explanation_status") for v in verdicts.values() for c in v["claims"])
+    quick = sorted(i for i, v in verdicts.items() if v.get("quick"))
+    day = date or time.strftime("%Y-%m-%d")
+    out = [
+        "# Experiments",
+        "",
+        "<!-- Generated by `routerlab reproduce all`; do not edit. The prose is in each "
+        "experiment file's [doc] table. -->",
+        "",
+        f"Every experiment routerlab reproduces: its setup, its claims as judged by the runs at "
+        f"commit {commit} ({day}), and a discussion. How to run them and what the files "
+        "contain: [reproduce.md](reproduce.md). The definitions, with every choice the papers "
+        "leave open written down, are in [`experiments/`](../experiments/).",
+        "",
+        f"Of {sum(counts.values())} claims in {len(verdicts)} experiments, "
+        + ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+        + f". Of the differing claims, {status['shown']} have an explanation an arm of their "
+        f"experiment shows, {status['unverified']} an unverified one and "
+        f"{status['unexplained']} none yet.",
+        "",
+    ]
+    if quick:
+        out += [f"Quick variants (3 seeds, small grids): {', '.join(quick)}.", ""]
+    placed = set()
+    for prefix, title, intro in GROUPS:
+        ids = [i for i in experiments if i.split("-")[0] == prefix]
+        if not ids:
+            continue
+        out += [f"## {title}", ""] + ([intro, ""] if intro else [])
+        for exp_id in ids:
+            out += _experiment(experiments[exp_id], verdicts.get(exp_id), root / exp_id, commit)
+            placed.add(exp_id)
+    rest = [i for i in experiments if i not in placed]
+    if rest:
+        out += ["## Other experiments", ""]
+        for exp_id in rest:
+            out += _experiment(experiments[exp_id], verdicts.get(exp_id), root / exp_id, commit)
+    return "\n".join(out).rstrip("\n") + "\n"
