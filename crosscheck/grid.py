@@ -59,12 +59,22 @@ class Incast:
     rounds: int = 10
     rate_gbps: float = 1.0
     link_delay_us: float = 25.0  # RTT = 4·25 µs = 100 µs
+    delay_spread_us: float = 0.0  # each sender's access link: link_delay_us + U[0, spread)
     first_round_s: float = 0.1
     duration_s: float = 30.0  # a cap: the rounds end the run
     timestamps: bool = True
     rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
     ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
     kind: str = field(default="incast", init=False)
+
+    def access_delays_us(self, k: int) -> list[float]:
+        """Sender i's access link delay under perturbation k: the link delay plus a draw in
+        [0, delay_spread_us), so that the rounds themselves differ between perturbations."""
+        rng = random.Random(f"{self.name}/{k}/delays")
+        return [
+            round(self.link_delay_us + rng.random() * self.delay_spread_us, 3)
+            for _ in range(self.senders)
+        ]
 
     def opens(self, k: int) -> list[float]:
         """Connection i opens at i·20 µs plus a perturbation in [0, 20 µs): spread, so that
@@ -95,6 +105,9 @@ def points() -> list[Dumbbell | Incast]:
             )
     # ns-3's HyStart is Linux's before 5.7.
     grid.append(Dumbbell("dumbbell-cubic-20/no-hystart", 20, "cubic", hystart=False))
+    # Rounds that differ between perturbations: each sender's access link 0–5 µs longer.
+    for q in [q for q in grid if q.kind == "incast"]:
+        grid.append(replace(q, name=f"{q.name}/delay-spread", delay_spread_us=5.0))
     # routerlab taking RTT samples and ending the RTO's backoff as ns-3 does (its
     # `transport.rtt_model = "ns3"`); ns-3 unchanged, so its runs are the base point's.
     for p in [q for q in grid if q.kind == "incast" and q.min_rto_ms == 1.0] + [

@@ -232,7 +232,7 @@ std::string Dumbbell(uint32_t n, std::string cc, double bnMbps, uint32_t buf, in
 
 std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, uint32_t rounds,
                    double gbps, double delayUs, double firstRound, double duration,
-                   bool ts, std::vector<double> opens) {
+                   bool ts, std::vector<double> opens, std::vector<double> accessDelaysUs) {
     S = State();
     S.incast = true;
     S.block = block;
@@ -245,7 +245,8 @@ std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, ui
     std::ostringstream rate; rate << gbps << "Gbps";
     NetDeviceContainer port = Link(sw.Get(0), rcv.Get(0), rate.str(), MicroSeconds(delayUs), buf);
     std::vector<NetDeviceContainer> access;
-    for (uint32_t i = 0; i < n; i++) access.push_back(Link(snd.Get(i), sw.Get(0), rate.str(), MicroSeconds(delayUs), 1000));
+    for (uint32_t i = 0; i < n; i++)
+        access.push_back(Link(snd.Get(i), sw.Get(0), rate.str(), NanoSeconds(int64_t(accessDelaysUs[i] * 1000 + 0.5)), 1000));
     Ipv4AddressHelper ip("10.0.0.0", "255.255.255.0");
     Ipv4Address dst = ip.Assign(port).GetAddress(1); ip.NewNetwork();
     g_senderAddr.clear();

@@ -73,6 +73,7 @@ def run(point_name: str, k: int) -> dict:
             p.duration_s,
             p.timestamps,
             p.opens(k),
+            p.access_delays_us(k),
         )
     return json.loads(str(out))
 

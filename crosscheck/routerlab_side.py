@@ -69,6 +69,7 @@ start = [{starts}]
 jitter = "0s"
 """
     opens = ", ".join(f'"{t:.9f}s"' for t in p.opens(k))
+    delays = ", ".join(f'"{d:g}us"' for d in p.access_delays_us(k))
     link = f'rate = "{p.rate_gbps:g}Gbps", delay = "{p.link_delay_us:g}us", framing = 2'
     return f"""
 [run]
@@ -78,6 +79,7 @@ kind = "star"
 senders = {p.senders}
 access = {{ {link} }}
 bottleneck = {{ {link}, queue = {{ kind = "droptail", limit = "{p.buffer_pkts}pkts" }} }}
+sender_delays = [{delays}]
 {transport(p, "newreno")}
 [[workload]]
 kind = "incast"

@@ -37,6 +37,7 @@ def claim(**kw) -> dict:
         "paper": "≥ 0.8",
         "quantity": "q",
         "criterion": "ci_lo >= 0.8",
+        "tolerance": "one-sided at 0.8",
     }
     c.update(kw)
     return c
@@ -65,10 +66,11 @@ def test_a_claim_cannot_be_omitted_or_malformed():
     exp = {"id": "x", "claim": [claim(quantity="missing")]}
     with pytest.raises(ClaimError, match="no quantity 'missing'"):
         build_verdict(exp, {"q": Estimate(1.0, 1.0, 1.0, 3)}, META)
-    without_criterion = claim()
-    del without_criterion["criterion"]
-    with pytest.raises(ClaimError, match="lacks"):
-        build_verdict({"id": "x", "claim": [without_criterion]}, {"q": Estimate(1, 1, 1, 3)}, META)
+    for key in ("criterion", "tolerance"):
+        without = claim()
+        del without[key]
+        with pytest.raises(ClaimError, match=f"lacks.*{key}"):
+            build_verdict({"id": "x", "claim": [without]}, {"q": Estimate(1, 1, 1, 3)}, META)
     with pytest.raises(ClaimError, match="no claims"):
         build_verdict({"id": "x", "claim": []}, {}, META)
     with pytest.raises(ClaimError, match="does not parse"):
@@ -258,6 +260,7 @@ source = "test"
 paper = "-"
 quantity = "goodput_frac_nmin_200ms"
 criterion = "ci_lo >= 0.5"
+tolerance = "one-sided"
 """
 
 

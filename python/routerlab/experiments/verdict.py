@@ -9,11 +9,11 @@ the interval, false at the other) is ``not judged (quick)``: three seeds cannot 
 claim whose quantity the analysis did not produce is an error: no claim can be silently
 omitted.
 
-Optional keys of a claim: ``tolerance`` (how far from the paper's number the criterion lets
-ours be, and why), ``explanation`` (why ours differs from the paper, when it does) and
-``shown_by`` (the arm of this experiment — a grid value, a variant, or another claim — that
-demonstrates the explanation). A differing claim's explanation without ``shown_by`` is
-reported as unverified.
+Every claim states its ``tolerance``: how far from the paper's number the criterion lets ours
+be, and why (a band where the paper gives a number). Optional keys: ``explanation`` (why ours
+differs from the paper, when it does) and ``shown_by`` (the arm of this experiment — a grid
+value, a variant, a grid key, or another claim — that demonstrates the explanation). A
+differing claim's explanation without ``shown_by`` is reported as unverified.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ CLAIM_KEYS = {
     "shown_by",
 }
 #: Keys a claim may leave out.
-OPTIONAL_CLAIM_KEYS = {"why", "tolerance", "explanation", "shown_by"}
+OPTIONAL_CLAIM_KEYS = {"why", "explanation", "shown_by"}
 
 HOLDS, DIFFERS, NOT_JUDGED = "holds", "differs", "not judged (quick)"
 

@@ -771,31 +771,47 @@ fn positive(n: u32, path: &str, p: &mut Problems) -> bool {
     n > 0
 }
 
+/// A topology's `sender_delays`, one per sender: `None` (and a problem) when the count is
+/// wrong, so that nothing is built from it.
+fn sender_delays(
+    given: &Option<Vec<Duration>>,
+    senders: u32,
+    what: &str,
+    p: &mut Problems,
+) -> Option<Option<Vec<SimTime>>> {
+    match given {
+        Some(sd) if sd.len() != senders as usize => {
+            p.at("topology.sender_delays", format!("has {} entries for {senders} {what}", sd.len()));
+            None
+        }
+        Some(sd) => Some(Some(sd.iter().map(|x| x.0).collect())),
+        None => Some(None),
+    }
+}
+
 fn build_topology(t: &Topology, p: &mut Problems) -> Option<BuiltTopology> {
     let before = p.0.len();
     let built = match t {
         Topology::Dumbbell(d) => {
             positive(d.pairs, "topology.pairs", p);
-            if let Some(sd) = &d.sender_delays
-                && sd.len() != d.pairs as usize
-            {
-                p.at("topology.sender_delays", format!("has {} entries for {} pairs", sd.len(), d.pairs));
-            }
+            let sender_delays = sender_delays(&d.sender_delays, d.pairs, "pairs", p)?;
             topology::dumbbell(&DumbbellParams {
                 pairs: d.pairs as usize,
                 access: dir(&d.access, "topology.access", p),
                 bottleneck: dir(&d.bottleneck, "topology.bottleneck", p),
-                sender_delays: d.sender_delays.as_ref().map(|v| v.iter().map(|x| x.0).collect()),
+                sender_delays,
             })
         }
         Topology::Star(s) => {
             positive(s.senders, "topology.senders", p);
             positive(s.receivers, "topology.receivers", p);
+            let sender_delays = sender_delays(&s.sender_delays, s.senders, "senders", p)?;
             topology::star(&StarParams {
                 senders: s.senders as usize,
                 receivers: s.receivers.max(1) as usize,
                 access: dir(&s.access, "topology.access", p),
                 bottleneck: dir(&s.bottleneck, "topology.bottleneck", p),
+                sender_delays,
             })
         }
         Topology::ParkingLot(pl) => {

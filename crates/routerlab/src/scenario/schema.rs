@@ -96,6 +96,9 @@ pub struct Star {
     pub receivers: u32,
     pub access: Link,
     pub bottleneck: Link,
+    /// One-way delay of each sender's access link (one per sender).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender_delays: Option<Vec<Duration>>,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]

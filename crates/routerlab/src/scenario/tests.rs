@@ -696,3 +696,35 @@ fn start_times_as_a_sequence_or_a_list() {
         first_error(&late_stop)
     );
 }
+
+/// `sender_delays` gives each sender's access link its own delay (dumbbell and star); a list of
+/// the wrong length is an error at its path, and nothing is built from it.
+#[test]
+fn sender_delays_set_each_senders_access_delay_and_must_match_the_senders() {
+    let star = |delays: &str| {
+        format!(
+            r#"
+[run]
+duration = "1s"
+[topology]
+kind = "star"
+senders = 3
+access = {{ rate = "1Gbps", delay = "25us" }}
+bottleneck = {{ rate = "1Gbps", delay = "25us" }}
+sender_delays = {delays}
+[[workload]]
+kind = "bulk"
+"#
+        )
+    };
+    let (_, spec) = Scenario::load(&star(r#"["10us", "20us", "30us"]"#)).unwrap();
+    let delay_from = |host: &str| {
+        let node = spec.topology.nodes.iter().position(|n| n.name == host).unwrap();
+        spec.topology.links.iter().find(|l| l.a == node || l.b == node).unwrap().a_to_b.delay
+    };
+    assert_eq!(delay_from("s0"), SimTime::from_us(10));
+    assert_eq!(delay_from("s2"), SimTime::from_us(30));
+    assert_eq!(first_error(&star(r#"["10us"]"#)), "topology.sender_delays: has 1 entries for 3 senders");
+    let dumbbell = GOOD.replace("pairs = 4\n", "pairs = 4\nsender_delays = [\"1ms\"]\n");
+    assert_eq!(first_error(&dumbbell), "topology.sender_delays: has 1 entries for 4 pairs");
+}

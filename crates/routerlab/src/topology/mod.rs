@@ -63,6 +63,8 @@ pub struct StarParams {
     pub access: DirSpec,
     /// Switch ↔ receiver links (the incast bottleneck).
     pub bottleneck: DirSpec,
+    /// One-way delay of each sender's access link (sender i uses entry i); None: `access.delay`.
+    pub sender_delays: Option<Vec<crate::units::SimTime>>,
 }
 
 pub fn star(p: &StarParams) -> BuiltTopology {
@@ -77,7 +79,11 @@ pub fn star(p: &StarParams) -> BuiltTopology {
     let mut pairs = Vec::new();
     for i in 0..p.senders {
         let s = t.add_node(format!("s{i}"), NodeKind::Host);
-        t.add_duplex(s, sw, &p.access);
+        let mut sa = p.access.clone();
+        if let Some(d) = &p.sender_delays {
+            sa.delay = d[i];
+        }
+        t.add_duplex(s, sw, &sa);
         pairs.push((format!("s{i}"), receivers[i % p.receivers].clone()));
     }
     BuiltTopology { spec: t, pairs }
@@ -248,6 +254,7 @@ mod tests {
             receivers: 1,
             access: dir(Rate::from_gbps(1)),
             bottleneck: dir(Rate::from_gbps(1)),
+            sender_delays: None,
         });
         assert_eq!(s.pairs.len(), 5);
         assert!(s.pairs.iter().all(|(_, r)| r == "r0"));
