@@ -5,6 +5,10 @@
 //! bit-for-bit reproducible; the only place a rate turns into a time is [`Rate::tx_time`] (and
 //! [`TxClock`], the same by multiplication, for ports).
 //!
+//! Time arithmetic saturates at [`SimTime::MAX`] instead of wrapping, and a scenario gives no
+//! time longer than [`MAX_SCENARIO_TIME`] (10⁶ s), so that nothing a simulation adds up from
+//! the times it was given comes near the end of the 64-bit clock (about 213 days).
+//!
 //! Scenario files write units in values: `"1.25ms"`, `"1Gbps"`, `"64KB"`, `"100pkts"`.
 //! KB/MB/GB are 1000-based and KiB/MiB/GiB 1024-based. Decimal values are parsed exactly
 //! (no floating point), and a value that cannot be represented (sub-picosecond, fractional
@@ -21,6 +25,10 @@ pub const PS_PER_NS: u64 = 1_000;
 pub const PS_PER_US: u64 = 1_000_000;
 pub const PS_PER_MS: u64 = 1_000_000_000;
 pub const PS_PER_S: u64 = 1_000_000_000_000;
+
+/// The longest time a scenario may give (a duration, a timer, a start time): 10⁶ s, about 11.6
+/// days, a twentieth of what the picosecond clock holds.
+pub const MAX_SCENARIO_TIME: SimTime = SimTime::from_secs(1_000_000);
 
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
@@ -54,21 +62,31 @@ impl SimTime {
     pub fn saturating_add(self, other: SimTime) -> SimTime {
         SimTime(self.0.saturating_add(other.0))
     }
+    /// Seconds from a float (a sampled think time, say): rounded down to picoseconds, and at
+    /// most [`MAX_SCENARIO_TIME`] (NaN and negative values give zero).
+    pub fn from_secs_f64_bounded(s: f64) -> SimTime {
+        let ps = s * PS_PER_S as f64;
+        if ps >= MAX_SCENARIO_TIME.0 as f64 { MAX_SCENARIO_TIME } else { SimTime(ps.max(0.0) as u64) }
+    }
     /// `self * num / den`, exactly in integers (rounded down).
     pub fn mul_div(self, num: u64, den: u64) -> SimTime {
         SimTime(((self.0 as u128 * num as u128) / den as u128) as u64)
     }
 }
 
+/// Saturating: a time past the end of the clock stays at its end instead of wrapping to the
+/// start of the run.
 impl Add for SimTime {
     type Output = SimTime;
+    #[inline]
     fn add(self, o: SimTime) -> SimTime {
-        SimTime(self.0 + o.0)
+        SimTime(self.0.saturating_add(o.0))
     }
 }
 impl AddAssign for SimTime {
+    #[inline]
     fn add_assign(&mut self, o: SimTime) {
-        self.0 += o.0
+        self.0 = self.0.saturating_add(o.0)
     }
 }
 impl Sub for SimTime {
@@ -337,6 +355,19 @@ pub fn parse_size(s: &str) -> Option<Size> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Time arithmetic saturates at the end of the clock instead of wrapping to the start.
+    #[test]
+    fn time_saturates_and_sampled_times_are_bounded() {
+        assert_eq!(SimTime::MAX + SimTime::from_ms(1), SimTime::MAX);
+        let mut t = SimTime(u64::MAX - 1);
+        t += SimTime::from_secs(1);
+        assert_eq!(t, SimTime::MAX);
+        assert_eq!(SimTime::from_secs_f64_bounded(1.5), SimTime::from_ms(1500));
+        assert_eq!(SimTime::from_secs_f64_bounded(213.0 * 86_400.0), MAX_SCENARIO_TIME);
+        assert_eq!(SimTime::from_secs_f64_bounded(f64::NAN), SimTime::ZERO);
+        assert_eq!(SimTime::from_secs_f64_bounded(-1.0), SimTime::ZERO);
+    }
     use proptest::prelude::*;
 
     #[test]

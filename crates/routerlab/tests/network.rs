@@ -375,6 +375,34 @@ queue_links = ["left->right"]
     assert!(median(&red) < median(&dt) / 3.0);
 }
 
+/// RED with ECN endpoints on its default thresholds (min_th 5, max_th 15 packets) keeps the
+/// link busy. When an overshoot above 2·max_th drops arrivals into an empty queue, the average
+/// must still decay with time (an idle period starts again at each such drop); before that fix
+/// the average stayed above 2·max_th, every arrival was dropped and two CUBIC flows carried
+/// 0.5 Mbps of 100. (Measured since: 0.74 of the link with ECN, 0.85 without — thresholds
+/// this far below the 117-packet bandwidth-delay product cost utilization either way.)
+#[test]
+fn red_with_ecn_endpoints_on_default_thresholds_keeps_the_link_busy() {
+    let scenario = r#"
+[run]
+duration = "10s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "100Mbps", delay = "5ms", queue = { kind = "red", limit = "100pkts", ecn = true } }
+[transport]
+cc = "cubic"
+ecn = true
+[[workload]]
+kind = "bulk"
+"#;
+    let (_, r) = run(scenario);
+    let bottleneck = link(&r, "left->right");
+    assert!(bottleneck.utilization > 0.7, "utilization {}", bottleneck.utilization);
+    assert!(bottleneck.ecn_marks > 0, "RED marks ECN-capable packets");
+}
+
 #[test]
 fn fairness_slices_and_silence_periods() {
     let (_, r) = run(r#"

@@ -4,20 +4,24 @@
 //!
 //! On every arrival the average queue is updated, `avg ← (1 − w_q)·avg + w_q·q`; after an idle
 //! period the average decays as if `m` small packets had been sent, `avg ← (1 − w_q)^m · avg`,
-//! with m = idle time / the transmission time of a typical packet (§11 of the paper). Then:
+//! with m = idle time / the transmission time of a typical packet (§11 of the paper). The queue
+//! is idle whenever it is empty: an arrival that is dropped into an empty queue leaves it idle,
+//! and a new idle period starts at once (Linux does so when its dequeue finds the queue empty
+//! after the drop), so the average keeps decaying while flows wait for their timers. Then:
 //! - `avg < min_th`: enqueue;
 //! - `min_th ≤ avg < max_th`: p_b = max_p·(avg − min_th)/(max_th − min_th), and with uniform
 //!   spacing (the paper's "count") p_a = p_b / (1 − count·p_b); the arrival is dropped — or,
 //!   if it is ECN-capable and `ecn` is on, marked CE — with probability p_a;
 //! - `max_th ≤ avg < 2·max_th` in gentle mode: p_b rises linearly from max_p to 1;
-//! - above that (or above max_th without gentle mode): drop every arrival (marking is not
-//!   allowed there, RFC 3168 §7: a persistently full queue must drop).
+//! - above that (or above max_th without gentle mode): drop every arrival (`harddrop`, ns-2's
+//!   behaviour and RFC 3168 §7's advice for a persistently full queue); without `harddrop`,
+//!   mark ECN-capable arrivals there too, as Linux's `sch_red` does unless `TC_RED_HARDDROP`.
 //!
 //! A hard `limit` still applies (tail drop).
 //!
 //! Parameters and defaults (ns-2's RED defaults, which most papers used): `min_th` 5 packets,
 //! `max_th` 15 packets (3 × min_th, as Floyd recommends), `max_p` 0.1, `w_q` 0.002, gentle on,
-//! ECN off. Thresholds and `limit` in packets or bytes (byte mode compares bytes).
+//! ECN off, hard drop on. Thresholds and `limit` in packets or bytes (byte mode compares bytes).
 //!
 //! Counters: early drops (`Early`), ECN marks, overflow drops.
 
@@ -37,6 +41,8 @@ pub struct RedParams {
     pub w_q: f64,
     pub gentle: bool,
     pub ecn: bool,
+    /// Above the marking region, drop ECN-capable arrivals too (ns-2); off: mark them (Linux).
+    pub harddrop: bool,
 }
 
 impl RedParams {
@@ -50,6 +56,7 @@ impl RedParams {
             w_q: 0.002,
             gentle: true,
             ecn: false,
+            harddrop: true,
         }
     }
 }
@@ -132,6 +139,41 @@ impl Qdisc for Red {
         pool: &mut PacketPool,
         _drops: &mut Vec<(PacketId, DropCause)>,
     ) -> Verdict {
+        let verdict = self.admit(now, pkt, pool);
+        if self.fifo.is_empty() {
+            self.idle_since = Some(now);
+        }
+        verdict
+    }
+
+    fn dequeue(
+        &mut self,
+        now: SimTime,
+        pool: &mut PacketPool,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) -> Option<PacketId> {
+        let pkt = self.fifo.pop(pool)?;
+        self.stats.dequeued += 1;
+        if self.fifo.is_empty() {
+            self.idle_since = Some(now);
+        }
+        Some(pkt)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.fifo.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+    fn stats(&self) -> QdiscStats {
+        self.stats.clone()
+    }
+}
+
+impl Red {
+    /// Update the average, then enqueue, mark or drop the arrival.
+    fn admit(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict {
         self.update_avg(now);
         let len = pool.get(pkt).ip_len() as u64;
         let early = match self.p_b() {
@@ -149,6 +191,10 @@ impl Qdisc for Red {
                 } else {
                     false
                 }
+            }
+            None if !self.p.harddrop => {
+                self.count = 0;
+                true
             }
             None => {
                 self.count = 0;
@@ -174,30 +220,6 @@ impl Qdisc for Red {
         self.stats.enqueued += 1;
         self.stats.note_occupancy(packets, bytes);
         Verdict::Enqueued
-    }
-
-    fn dequeue(
-        &mut self,
-        now: SimTime,
-        pool: &mut PacketPool,
-        _drops: &mut Vec<(PacketId, DropCause)>,
-    ) -> Option<PacketId> {
-        let pkt = self.fifo.pop(pool)?;
-        self.stats.dequeued += 1;
-        if self.fifo.is_empty() {
-            self.idle_since = Some(now);
-        }
-        Some(pkt)
-    }
-
-    fn len_packets(&self) -> usize {
-        self.fifo.len()
-    }
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-    fn stats(&self) -> QdiscStats {
-        self.stats.clone()
     }
 }
 
@@ -290,6 +312,33 @@ mod tests {
         assert_eq!(drops, 0);
     }
 
+    /// Above 2·max_th (gentle) an ECN-capable arrival is dropped with `harddrop` (ns-2) and
+    /// marked without it (Linux); one that is not ECN-capable is dropped either way.
+    #[test]
+    fn above_the_marking_region_harddrop_decides_between_drop_and_mark() {
+        for harddrop in [true, false] {
+            let mut pool = PacketPool::new();
+            let params =
+                RedParams { w_q: 1.0, ecn: true, harddrop, ..RedParams::with_limit(Size::Packets(1000)) };
+            let mut red = Red::new(params, SimRng::new(1, StreamId::Qdisc(0)), SimTime::from_us(12));
+            // 40 queued (a queue of 40 packets, the average with w_q = 1): above 2·max_th = 30.
+            for _ in 0..40 {
+                let id = pkt(&mut pool, Ecn::NotEct);
+                red.fifo.push(SimTime(0), id, &mut pool);
+            }
+            red.idle_since = None;
+            let ect = pkt(&mut pool, Ecn::Ect0);
+            let v = red.enqueue(SimTime(0), ect, &mut pool, &mut Vec::new());
+            assert_eq!(matches!(v, Verdict::Enqueued), !harddrop, "harddrop {harddrop}");
+            if !harddrop {
+                assert_eq!(pool.get(ect).ip.ecn(), Ecn::Ce);
+            }
+            let not_ect = pkt(&mut pool, Ecn::NotEct);
+            let v = red.enqueue(SimTime(0), not_ect, &mut pool, &mut Vec::new());
+            assert!(matches!(v, Verdict::Dropped(_, DropCause::Early)));
+        }
+    }
+
     #[test]
     fn average_decays_while_idle() {
         let mut pool = PacketPool::new();
@@ -304,5 +353,29 @@ mod tests {
         let id = pkt(&mut pool, Ecn::NotEct);
         red.enqueue(SimTime::from_us(6000), id, &mut pool, &mut Vec::new());
         assert!((red.avg() - 10.0 * 0.998f64.powi(500)).abs() < 1e-6, "{}", red.avg());
+    }
+
+    /// An arrival dropped into an empty queue leaves it empty: the idle period goes on from
+    /// the drop, so the average keeps decaying with time (without it, a queue whose average
+    /// sat above 2·max_th dropped every later arrival and the link stopped).
+    #[test]
+    fn a_dropped_arrival_does_not_end_the_idle_period() {
+        let mut pool = PacketPool::new();
+        let mut red = Red::new(
+            RedParams::with_limit(Size::Packets(100)),
+            SimRng::new(1, StreamId::Qdisc(0)),
+            SimTime::from_us(12),
+        );
+        red.avg = 100.0;
+        red.idle_since = Some(SimTime::ZERO);
+        let id = pkt(&mut pool, Ecn::Ect0);
+        // After 500 packet times the average is 36.7, above 2·max_th: dropped.
+        let v = red.enqueue(SimTime::from_us(6000), id, &mut pool, &mut Vec::new());
+        assert!(matches!(v, Verdict::Dropped(_, DropCause::Early)));
+        assert_eq!(red.len_packets(), 0);
+        // 500 more packet times later the idle decay has gone on: 100 × 0.998^1000.
+        let id = pkt(&mut pool, Ecn::Ect0);
+        red.enqueue(SimTime::from_us(12_000), id, &mut pool, &mut Vec::new());
+        assert!((red.avg() - 100.0 * 0.998f64.powi(1000)).abs() < 1e-6, "{}", red.avg());
     }
 }

@@ -31,7 +31,7 @@ use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec,
 use crate::tcp::cc::{CcConfig, CubicParams, DctcpParams, HystartParams};
 use crate::tcp::{DelayedAck, MptcpConfig, Recovery, RtoParams, RttModel, TcpConfig};
 use crate::topology::{self, BuiltTopology, DumbbellParams, FatTreeParams, ParkingLotParams, StarParams};
-use crate::units::{SimTime, Size};
+use crate::units::{Rate, SimTime, Size};
 use crate::workload::cbr::Cbr;
 use crate::workload::incast::{Connect, Incast};
 use crate::workload::onoff::OnOff;
@@ -331,6 +331,7 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
             }
             red.gentle = r.gentle.unwrap_or(red.gentle);
             red.ecn = r.ecn.unwrap_or(red.ecn);
+            red.harddrop = r.harddrop.unwrap_or(red.harddrop);
             QueueSpec::Red(red)
         }
         Queue::Sfq(s) => {
@@ -486,9 +487,15 @@ fn dir(link: &Link, path: &str, p: &mut Problems) -> DirSpec {
     let stage = if let Some(s) = &link.sp {
         Some(StageSpec::Sp(sp_params(s, &queue, &format!("{path}.sp"), p)))
     } else if let Some(k) = &link.ka {
-        Some(StageSpec::KickAss(ka_params(k, &format!("{path}.ka"), p)))
+        let ka = ka_params(k, &format!("{path}.ka"), p);
+        check_min_rate(&ka.rcp, link.rate.0, &format!("{path}.ka.rcp"), p);
+        Some(StageSpec::KickAss(ka))
     } else {
-        link.rcp.as_ref().map(|r| StageSpec::Rcp(rcp_params(r, &format!("{path}.rcp"), p)))
+        link.rcp.as_ref().map(|r| {
+            let rcp = rcp_params(r, &format!("{path}.rcp"), p);
+            check_min_rate(&rcp, link.rate.0, &format!("{path}.rcp"), p);
+            StageSpec::Rcp(rcp)
+        })
     };
     DirSpec {
         rate: link.rate.0,
@@ -613,6 +620,13 @@ fn ka_params(k: &KaStage, path: &str, p: &mut Problems) -> KaParams {
         );
     }
     ka
+}
+
+/// RCP's floor must lie below the rate of the link it computes rates for.
+fn check_min_rate(rcp: &RcpParams, link_rate: Rate, path: &str, p: &mut Problems) {
+    if rcp.min_rate > link_rate {
+        p.at(format!("{path}.min_rate"), format!("{} is above the link's rate, {link_rate}", rcp.min_rate));
+    }
 }
 
 /// RCP's parameters from an `rcp` table (a link's, or a `ka` table's).
@@ -789,6 +803,9 @@ fn sender_delays(
     }
 }
 
+/// The largest fat-tree: k = 128 has 524 288 hosts and 20 480 switches.
+const MAX_FAT_TREE_K: u32 = 128;
+
 fn build_topology(t: &Topology, p: &mut Problems) -> Option<BuiltTopology> {
     let before = p.0.len();
     let built = match t {
@@ -846,8 +863,11 @@ fn build_topology(t: &Topology, p: &mut Problems) -> Option<BuiltTopology> {
             })
         }
         Topology::FatTree(f) => {
-            if f.k < 2 || f.k % 2 == 1 {
-                p.at("topology.k", format!("{}: k must be even and at least 2", f.k));
+            if f.k < 2 || f.k % 2 == 1 || f.k > MAX_FAT_TREE_K {
+                p.at(
+                    "topology.k",
+                    format!("{}: k must be even, from 2 to {MAX_FAT_TREE_K} (k³/4 hosts)", f.k),
+                );
                 return None;
             }
             let link = dir(&f.link, "topology.link", p);
@@ -1142,9 +1162,10 @@ fn read_csv(
         for e in sub.0 {
             p.at(&at, format!("{loc}: {}", e.message));
         }
-        let start = cols[2].parse::<f64>().ok().filter(|x| *x >= 0.0 && x.is_finite());
+        let max_s = crate::units::MAX_SCENARIO_TIME.as_secs_f64();
+        let start = cols[2].parse::<f64>().ok().filter(|x| *x >= 0.0 && *x <= max_s);
         if start.is_none() {
-            p.at(&at, format!("{loc}: start_s \"{}\" is not a time in seconds", cols[2]));
+            p.at(&at, format!("{loc}: start_s \"{}\" is not a time in seconds from 0 to {max_s}", cols[2]));
         }
         let size = if cols[3].is_empty() {
             Some(None)

@@ -728,3 +728,44 @@ kind = "bulk"
     let dumbbell = GOOD.replace("pairs = 4\n", "pairs = 4\nsender_delays = [\"1ms\"]\n");
     assert_eq!(first_error(&dumbbell), "topology.sender_delays: has 1 entries for 4 pairs");
 }
+
+/// RCP's floor above the link's rate is refused at its path (it used to pass validation and
+/// panic in the rate computation).
+#[test]
+fn an_rcp_floor_above_the_link_rate_is_refused() {
+    assert_eq!(
+        first_error(&with_ka(r#"rcp = { min_rate = "200Mbps" }"#)),
+        "topology.bottleneck.ka.rcp.min_rate: 200Mbps is above the link's rate, 100Mbps"
+    );
+}
+
+/// A fat-tree's k is even and bounded before anything is built (k near 2^31 overflowed).
+#[test]
+fn a_fat_tree_k_out_of_range_is_refused_before_building() {
+    let fat_tree = |k: &str| {
+        format!(
+            "[run]\nduration = \"1s\"\n[topology]\nkind = \"fat_tree\"\nk = {k}\nlink = {{ rate = \"1Gbps\", delay = \"1us\" }}\n[[workload]]\nkind = \"bulk\"\n"
+        )
+    };
+    for k in ["3", "130", "2147483646"] {
+        assert!(first_error(&fat_tree(k)).starts_with("topology.k: "), "k = {k}");
+    }
+    assert!(errors(&fat_tree("4")).is_empty());
+}
+
+/// No time a scenario gives may exceed 10⁶ s (a `max_rto` near 2⁶⁴ ps froze the clock; a
+/// 213-day think time wrapped to zero): each is refused at its path.
+#[test]
+fn times_beyond_a_million_seconds_are_refused_at_their_path() {
+    let e = first_error(&GOOD.replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\nmax_rto = \"1000001s\""));
+    assert!(e.starts_with("transport.max_rto: ") && e.contains("longer than the longest time"), "{e}");
+    let e = first_error(&GOOD.replace("duration = \"2s\"", "duration = \"18446744s\""));
+    assert!(e.starts_with("run.duration: ") && e.contains("longer than the longest time"), "{e}");
+    assert!(errors(&GOOD.replace("duration = \"2s\"", "duration = \"1000000s\"")).is_empty());
+    let web = GOOD.replace(
+        "kind = \"bulk\"\nflows = 4",
+        "kind = \"on_off\"\nclients = 4\nsize = \"10KB\"\noff = \"18446744s\"",
+    );
+    let e = first_error(&web);
+    assert!(e.starts_with("workload[0].off: ") && e.contains("longer than the longest time"), "{e}");
+}

@@ -56,14 +56,23 @@ fn any<T>(_: &T) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// No time in a scenario is longer than `units::MAX_SCENARIO_TIME`.
+fn bounded_time(t: &SimTime) -> Result<(), &'static str> {
+    if *t <= units::MAX_SCENARIO_TIME {
+        Ok(())
+    } else {
+        Err("longer than the longest time a scenario may give, 1000000s (11.6 days)")
+    }
+}
+
 unit_value!(
-    /// A duration ≥ 0.
-    Duration(SimTime), "duration", "\"10ms\"", units::parse_time, any
+    /// A duration ≥ 0, at most `units::MAX_SCENARIO_TIME`.
+    Duration(SimTime), "duration", "\"10ms\"", units::parse_time, bounded_time
 );
 unit_value!(
-    /// A duration > 0.
+    /// A duration > 0, at most `units::MAX_SCENARIO_TIME`.
     PositiveDuration(SimTime), "duration", "\"10s\"", units::parse_time,
-    |t: &SimTime| if t.0 > 0 { Ok(()) } else { Err("must be positive") }
+    |t: &SimTime| if t.0 > 0 { bounded_time(t) } else { Err("must be positive") }
 );
 unit_value!(
     /// A rate > 0.
@@ -290,9 +299,12 @@ impl DistUnit for TimeUnit {
     const WHAT: &'static str = "duration";
     fn parse(v: &toml::Value) -> Result<f64, String> {
         match v {
-            toml::Value::String(s) => units::parse_time(s)
-                .map(|t| t.as_secs_f64())
-                .ok_or_else(|| format!("\"{s}\" is not a duration (expected e.g. \"500ms\")")),
+            toml::Value::String(s) => match units::parse_time(s) {
+                None => Err(format!("\"{s}\" is not a duration (expected e.g. \"500ms\")")),
+                Some(t) => {
+                    bounded_time(&t).map(|()| t.as_secs_f64()).map_err(|why| format!("\"{s}\": {why}"))
+                }
+            },
             other => Err(format!("{other} has no unit (write a duration like \"500ms\")")),
         }
     }

@@ -41,7 +41,7 @@ impl OnOff {
     }
 
     fn schedule_next(&mut self, client: usize, from: SimTime, ctx: &mut Ctx) {
-        let gap = SimTime((self.off.sample(ctx.rng) * 1e12) as u64);
+        let gap = SimTime::from_secs_f64_bounded(self.off.sample(ctx.rng));
         let at = from + gap;
         if self.stop.is_none_or(|s| at < s) {
             ctx.wake(at, client as u32);

@@ -114,7 +114,7 @@ impl Web {
             self.fetch_one(c, ctx);
         } else if self.state[c].active == 0 {
             self.state[c].page += 1;
-            let think = SimTime((self.think.sample(ctx.rng) * 1e12) as u64);
+            let think = SimTime::from_secs_f64_bounded(self.think.sample(ctx.rng));
             ctx.wake(ctx.now + think, c as u32);
         }
     }

@@ -128,7 +128,8 @@ impl RcpRate {
     }
 
     fn clamped(&self, r: f64) -> f64 {
-        r.clamp(self.params.min_rate.bps() as f64 / 8.0, self.capacity)
+        // A floor above the capacity (validation refuses it) must not panic here.
+        r.clamp((self.params.min_rate.bps() as f64 / 8.0).min(self.capacity), self.capacity)
     }
 
     /// The control interval ended: update R from the input since the last update and the queue
