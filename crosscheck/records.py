@@ -17,6 +17,7 @@ TOLERANCE: dict[str, tuple[float, float] | None] = {
     "timeouts": None,
     "syn_timeouts": None,
     "recoveries": None,
+    "slow_rounds": None,
     "fct_mean_ms": (0.25, 0.0),
     "fct_p99_ms": (0.25, 0.0),
 }
@@ -69,7 +70,7 @@ def metrics(p: grid.Dumbbell | grid.Incast, raw: dict) -> dict[str, float]:
         t = p.duration_s
         m["goodput_mbps"] = sum(f["rx"] for f in flows) * 8 / t / 1e6
         m["jain"] = jain([f["rx"] * 8 / (t - f["start"]) for f in flows])
-        m["fct_mean_ms"] = m["fct_p99_ms"] = float("nan")
+        m["fct_mean_ms"] = m["fct_p99_ms"] = m["slow_rounds"] = float("nan")
     else:
         span = raw["last_end"] - raw["first_round"]
         delivered = raw["rounds_done"] * p.senders * p.block_bytes
@@ -77,7 +78,15 @@ def metrics(p: grid.Dumbbell | grid.Incast, raw: dict) -> dict[str, float]:
         m["jain"] = float("nan")
         m["fct_mean_ms"] = fmean(raw["fcts"]) * 1e3 if raw["fcts"] else float("nan")
         m["fct_p99_ms"] = percentile(raw["fcts"], 0.99) * 1e3
+        m["slow_rounds"] = float(slow_rounds(raw["fcts"], p.senders, p.min_rto_ms / 1e3))
     return m
+
+
+def slow_rounds(fcts: list[float], senders: int, min_rto_s: float) -> int:
+    """Rounds whose slowest block took at least the minimum RTO: those that waited for a
+    timeout. `fcts` lists each round's blocks in turn (both sides record them so)."""
+    rounds = [fcts[i : i + senders] for i in range(0, len(fcts) - senders + 1, senders)]
+    return sum(1 for r in rounds if max(r) >= min_rto_s)
 
 
 def mean_metrics(runs: list[dict[str, float]]) -> dict[str, float]:

@@ -121,7 +121,8 @@ def run(point_name: str, k: int) -> dict:
     }
     if p.kind == "incast":
         t = r.table("transfers")
-        done = t[t["end_s"].notna()]
+        # Rounds in order, as the ns-3 side records them (`records.slow_rounds` reads them so).
+        done = t[t["end_s"].notna()].sort_values(["seq", "end_s"])
         raw["fcts"] = [float(x) for x in (done["end_s"] - done["start_s"])]
         raw["first_round"] = float(t["start_s"].min())
         raw["last_end"] = float(done["end_s"].max()) if len(done) else -1.0

@@ -225,20 +225,9 @@ def _markdown(text: str) -> str:
 def _verdict_notes(verdict: dict, directory: Path) -> str:
     """What follows the table: each criterion's reasoning and tolerance, the explanations of
     differing claims, and the analysis's notes, rendered."""
-    from .experiments.verdict import explanation_line
+    from .experiments.verdict import claim_notes
 
-    items = []
-    for c in verdict["claims"]:
-        if c.get("why"):
-            items.append(f"- *{c['id']}* — criterion: {c['why']}")
-        if c.get("tolerance"):
-            items.append(f"- *{c['id']}* — tolerance: {c['tolerance']}")
-    differing = [c for c in verdict["claims"] if c.get("explanation_status")]
-    text = "\n".join(items)
-    if differing:
-        text += "\n\n**Why ours differs**\n\n" + "\n".join(
-            f"- *{c['id']}* — {explanation_line(c)}" for c in differing
-        )
+    text = "\n".join(claim_notes(verdict))
     notes = verdict.get("notes")
     if notes is None:  # written before verdict.json carried the notes: take verdict.md's
         md = directory / "verdict.md"

@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from .verdict import DIFFERS, explanation_line
+from .verdict import claim_notes, claims_table
 
 #: Sections of the document: the experiments whose id starts with the prefix, in this order.
 GROUPS = [
@@ -38,33 +38,6 @@ class DocumentError(Exception):
     """No verdicts to write a document from."""
 
 
-def _fmt(x) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, float):
-        return f"{x:.4g}"
-    return str(x)
-
-
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _claims_table(verdict: dict) -> list[str]:
-    lines = [
-        "| claim | paper | ours (95 % CI) | criterion | verdict |",
-        "|---|---|---|---|---|",
-    ]
-    for c in verdict["claims"]:
-        ci = "" if c["ci95"] is None else f" [{_fmt(c['ci95'][0])}, {_fmt(c['ci95'][1])}]"
-        v = f"**{c['verdict']}**" if c["verdict"] == DIFFERS else c["verdict"]
-        lines.append(
-            f"| **{c['id']}**: {_cell(c['statement'])} | {_cell(c['paper'])} | "
-            f"{_fmt(c['ours'])}{ci} | `{_cell(c['criterion'])}` | {v} |"
-        )
-    return lines
-
-
 def _experiment(exp: dict, verdict: dict | None, directory: Path, commit: str) -> list[str]:
     doc = exp.get("doc", {})
     out = [f"### `{exp['id']}` — {exp['title']}", "", f"Sources: {exp['sources']}.", ""]
@@ -74,16 +47,7 @@ def _experiment(exp: dict, verdict: dict | None, directory: Path, commit: str) -
         return out + ["*Not run: no verdict in the results.*", ""]
     quick = " (quick variant)" if verdict.get("quick") else ""
     seeds = len(verdict["seeds"])
-    out += [f"Claims, {seeds} seeds{quick}:", ""] + _claims_table(verdict) + [""]
-    for c in verdict["claims"]:
-        if c.get("tolerance"):
-            out.append(f"- *{c['id']}* — tolerance: {c['tolerance']}")
-        elif c.get("why"):
-            out.append(f"- *{c['id']}* — criterion: {c['why']}")
-    differing = [c for c in verdict["claims"] if c.get("explanation_status")]
-    if differing:
-        out += ["", "Why ours differs:", ""]
-        out += [f"- *{c['id']}* — {explanation_line(c)}" for c in differing]
+    out += [f"Claims, {seeds} seeds{quick}:", "", *claims_table(verdict), "", *claim_notes(verdict)]
     figures = sorted(p.stem for p in (directory / "figures").glob("*.png"))
     if figures:
         out += [

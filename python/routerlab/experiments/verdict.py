@@ -169,7 +169,8 @@ def build_verdict(experiment: dict, estimates: dict[str, Estimate], meta: dict) 
     return {"experiment": experiment["id"], **meta, "claims": claims}
 
 
-def _fmt(x) -> str:
+def fmt(x) -> str:
+    """A number as the verdicts print it (4 significant digits)."""
     if x is None:
         return "—"
     if isinstance(x, float):
@@ -187,6 +188,42 @@ def explanation_line(claim: dict) -> str:
     return f"{claim['explanation']} (shown by: `{claim['shown_by']}`)"
 
 
+def claims_table(verdict: dict) -> list[str]:
+    """The claims as a Markdown table: paper, ours with its interval, criterion, verdict."""
+    lines = [
+        "| claim | paper | ours (95 % CI) | criterion | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    for c in verdict["claims"]:
+        ci = "" if c["ci95"] is None else f" [{fmt(c['ci95'][0])}, {fmt(c['ci95'][1])}]"
+        lines.append(
+            f"| **{c['id']}**: {_cell(c['statement'])} ({_cell(c['source'])}) | "
+            f"{_cell(c['paper'])} | {fmt(c['ours'])}{ci} | `{_cell(c['criterion'])}` | "
+            f"**{c['verdict']}** |"
+        )
+    return lines
+
+
+def claim_notes(verdict: dict) -> list[str]:
+    """What follows the table, as Markdown lines: each criterion's reasoning and tolerance,
+    then why each differing claim differs and what shows it."""
+    lines = []
+    for c in verdict["claims"]:
+        if c.get("why"):
+            lines.append(f"- *{c['id']}* — criterion: {c['why']}")
+        if c.get("tolerance"):
+            lines.append(f"- *{c['id']}* — tolerance: {c['tolerance']}")
+    explained = [c for c in verdict["claims"] if c.get("explanation_status")]
+    if explained:
+        lines += ["", "Why ours differs:", ""]
+        lines += [f"- *{c['id']}* — {explanation_line(c)}" for c in explained]
+    return lines
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
 def write_verdict(directory: Path, verdict: dict, notes: str = "") -> None:
     """verdict.json (machine) and verdict.md (people)."""
     (directory / "verdict.json").write_text(json.dumps(verdict, indent=2, sort_keys=True) + "\n")
@@ -196,26 +233,10 @@ def write_verdict(directory: Path, verdict: dict, notes: str = "") -> None:
         f"routerlab {verdict['routerlab_version']}, commit {verdict['git_commit']}, "
         f"{len(verdict['seeds'])} seeds.",
         "",
-        "| claim | paper | ours (95 % CI) | criterion | verdict |",
-        "|---|---|---|---|---|",
+        *claims_table(verdict),
+        "",
+        *claim_notes(verdict),
     ]
-    for c in verdict["claims"]:
-        ci = "" if c["ci95"] is None else f" [{_fmt(c['ci95'][0])}, {_fmt(c['ci95'][1])}]"
-        lines.append(
-            f"| **{c['id']}**: {c['statement']} ({c['source']}) | {c['paper']} | "
-            f"{_fmt(c['ours'])}{ci} | `{c['criterion']}` | **{c['verdict']}** |"
-        )
-    lines.append("")
-    for c in verdict["claims"]:
-        if c["why"]:
-            lines.append(f"- *{c['id']}* — criterion: {c['why']}")
-        if c.get("tolerance"):
-            lines.append(f"- *{c['id']}* — tolerance: {c['tolerance']}")
-    explained = [c for c in verdict["claims"] if c.get("explanation_status")]
-    if explained:
-        lines += ["", "Why ours differs:", ""]
-    for c in explained:
-        lines.append(f"- *{c['id']}* — {explanation_line(c)}")
     if notes:
         lines += ["", notes.strip()]
     (directory / "verdict.md").write_text("\n".join(lines) + "\n")

@@ -803,6 +803,15 @@ fn sender_delays(
     }
 }
 
+/// A workload's `stop` comes after its `start`.
+fn check_stop(start: SimTime, stop: Option<SimTime>, path: &str, p: &mut Problems) {
+    if let Some(s) = stop
+        && s <= start
+    {
+        p.at(format!("{path}.stop"), format!("{s} is not after the start ({start})"));
+    }
+}
+
 /// The largest fat-tree: k = 128 has 524 288 hosts and 20 480 switches.
 const MAX_FAT_TREE_K: u32 = 128;
 
@@ -1271,6 +1280,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                 {
                     continue;
                 }
+                check_stop(o.start.0, o.stop.map(|s| s.0), &path, &mut p);
                 let n = o.clients.map_or(pairs.len(), |n| n as usize);
                 let clients = (0..n).map(|k| pairs[k % pairs.len()]).collect();
                 generators.push((
@@ -1438,6 +1448,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                         format!("{} B is not a possible UDP datagram (28 to 65535 B)", c.packet_size.0),
                     );
                 }
+                check_stop(c.start.0, c.stop.map(|x| x.0), &path, &mut p);
                 if let (Some(s), Some(d)) = (s, d)
                     && names.reachable(s, d, &path, &mut p)
                 {

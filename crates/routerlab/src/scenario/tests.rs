@@ -769,3 +769,41 @@ fn times_beyond_a_million_seconds_are_refused_at_their_path() {
     let e = first_error(&web);
     assert!(e.starts_with("workload[0].off: ") && e.contains("longer than the longest time"), "{e}");
 }
+
+/// NaN and infinity in a distribution's parameters are refused at their path (they used to
+/// become other numbers silently).
+#[test]
+fn non_finite_distribution_parameters_are_refused() {
+    let on_off = |size: &str| {
+        GOOD.replace(
+            "kind = \"bulk\"\nflows = 4",
+            &format!("kind = \"on_off\"\nclients = 2\nsize = {size}\noff = \"1s\""),
+        )
+    };
+    for (size, key) in [
+        (r#"{ dist = "pareto", shape = nan, mean = "100KB" }"#, "shape"),
+        (r#"{ dist = "lognormal", mean = "100KB", sigma = inf }"#, "sigma"),
+        (r#"{ dist = "empirical", values = ["1KB", "2KB"], probs = [0.5, nan] }"#, "probs"),
+    ] {
+        let e = first_error(&on_off(size));
+        assert!(
+            e.starts_with(&format!("workload[0].size.{key}")) && e.contains("not a finite number"),
+            "{e}"
+        );
+    }
+}
+
+/// A cbr or on_off workload that stops before it starts is refused at its `stop`.
+#[test]
+fn a_workload_that_stops_before_it_starts_is_refused() {
+    let cbr = GOOD.replace(
+        "kind = \"bulk\"\nflows = 4",
+        "kind = \"cbr\"\nsrc = \"s0\"\ndst = \"r0\"\nrate = \"1Mbps\"\nstart = \"2s\"\nstop = \"1s\"",
+    );
+    assert_eq!(first_error(&cbr), "workload[0].stop: 1s is not after the start (2s)");
+    let on_off = GOOD.replace(
+        "kind = \"bulk\"\nflows = 4",
+        "kind = \"on_off\"\nclients = 2\nsize = \"10KB\"\noff = \"1s\"\nstart = \"3s\"\nstop = \"3s\"",
+    );
+    assert_eq!(first_error(&on_off), "workload[0].stop: 3s is not after the start (3s)");
+}

@@ -315,7 +315,8 @@ impl DistUnit for CountUnit {
     fn parse(v: &toml::Value) -> Result<f64, String> {
         match v {
             toml::Value::Integer(i) => Ok(*i as f64),
-            toml::Value::Float(f) => Ok(*f),
+            toml::Value::Float(f) if f.is_finite() => Ok(*f),
+            toml::Value::Float(f) => Err(format!("{f} is not a finite number")),
             other => Err(format!("expected a number, found {}", other.type_str())),
         }
     }
