@@ -73,7 +73,7 @@ def document(root: Path, experiments: dict[str, dict], date: str | None = None) 
             verdicts[exp_id] = json.loads(f.read_text())
     if not verdicts:
         raise DocumentError(f"{root}: no verdict.json under it (run `routerlab reproduce all`)")
-    commits = sorted({v["git_commit"] for v in verdicts.values()})
+    commits = sorted({v["git_commit"][:7] for v in verdicts.values()})
     commit = commits[0] if len(commits) == 1 else ", ".join(commits)
     counts = Counter(c["verdict"] for v in verdicts.values() for c in v["claims"])
     status = Counter(c.get("explanation_status") for v in verdicts.values() for c in v["claims"])
