@@ -320,7 +320,7 @@ def test_the_results_document_is_generated_from_the_verdicts(exp_dir: Path, tmp_
     routerlab("reproduce", "all", "--seeds", "2", "--out", str(out), check=True)
     doc = (out / "experiments.md").read_text()
     v = json.loads((out / "tiny-a" / "verdict.json").read_text())
-    assert f"commit {v['git_commit']}" in doc and "do not edit" in doc
+    assert f"commit {v['git_commit'][:7]}" in doc and "do not edit" in doc
     assert "### `tiny-a`" in doc and "### `tiny-b`" in doc and "matrix" not in doc
     assert "The setup of tiny-a." in doc and "What tiny-a found." in doc
     assert "written against the run at commit 0000000" in doc
