@@ -39,6 +39,19 @@ pub struct CodelVars {
     dropping: bool,
 }
 
+impl CodelVars {
+    /// The drop count of the control law.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Packets the queue dropped by itself (FQ-CoDel's overload batch) count as CoDel drops,
+    /// so its control law drops faster next time (Linux `fq_codel_drop`: `cvars.count += i`).
+    pub fn add_drops(&mut self, n: u32) {
+        self.count = self.count.saturating_add(n);
+    }
+}
+
 /// What [`codel_dequeue`] counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CodelOutcome {

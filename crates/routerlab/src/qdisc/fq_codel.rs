@@ -6,13 +6,16 @@
 //! TCP handshake — go ahead of bulk); when its deficit runs out it moves to the *old* list. Each
 //! queue runs its own CoDel ([`super::codel`]) at dequeue. When the whole qdisc is over its packet
 //! limit or memory limit, it drops from the head of the fattest queue: up to half of that queue's
-//! bytes, at most `drop_batch` packets — one linear scan over the queues, amortized over the
-//! batch, as Linux does.
+//! bytes, at most `drop_batch` packets — one linear scan over a dense array of the queues'
+//! backlogs, amortized over the batch, as Linux does — and adds the batch to that queue's CoDel
+//! drop count.
 //!
 //! Parameters and defaults (Linux): `limit` 10240 packets, `flows` 1024, `quantum` 1514 bytes,
 //! `target` 5 ms, `interval` 100 ms, `memory_limit` 32 MB, `ecn` on, `drop_batch` 64.
 //!
-//! Counters: CoDel drops (`Early`), ECN marks, overload drops (`Overflow`).
+//! Counters: CoDel drops (`Early`), ECN marks, overload drops: `OverMemory` when the memory
+//! limit was exceeded, else `Overflow` (the packet limit; Linux counts both in
+//! `drop_overlimit` and the first also in `drop_overmemory`).
 
 use std::collections::VecDeque;
 
@@ -49,7 +52,6 @@ impl Default for FqCodelParams {
 #[derive(Debug, Default)]
 struct Flow {
     queue: VecDeque<PacketId>,
-    bytes: u64,
     deficit: i64,
     codel: CodelVars,
     listed: bool,
@@ -60,6 +62,8 @@ pub struct FqCodel {
     p: FqCodelParams,
     salt: u64,
     flows: Vec<Flow>,
+    /// Bytes queued in each flow, dense (the overload scan reads 4 bytes per flow).
+    backlogs: Vec<u32>,
     new_flows: VecDeque<u32>,
     old_flows: VecDeque<u32>,
     packets: usize,
@@ -72,6 +76,7 @@ impl FqCodel {
         FqCodel {
             salt: rng.next_u64(),
             flows: (0..p.flows).map(|_| Flow::default()).collect(),
+            backlogs: vec![0; p.flows as usize],
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
             packets: 0,
@@ -90,24 +95,37 @@ impl FqCodel {
         self.classify(flow_hash)
     }
 
-    /// Drop up to half of the fattest queue's bytes from its head (at most `drop_batch`).
-    fn drop_from_fattest(&mut self, pool: &mut PacketPool, drops: &mut Vec<(PacketId, DropCause)>) -> usize {
-        let fat = (0..self.flows.len()).max_by_key(|&i| (self.flows[i].bytes, std::cmp::Reverse(i))).unwrap();
+    /// Drop up to half of the fattest queue's bytes from its head (at most `drop_batch`), as
+    /// `cause`, and count the batch in that queue's CoDel.
+    fn drop_from_fattest(
+        &mut self,
+        pool: &mut PacketPool,
+        drops: &mut Vec<(PacketId, DropCause)>,
+        cause: DropCause,
+    ) -> usize {
+        // The first of the largest backlogs, as Linux's scan finds it.
+        let mut fat = 0;
+        for (i, &b) in self.backlogs.iter().enumerate() {
+            if b > self.backlogs[fat] {
+                fat = i;
+            }
+        }
+        let threshold = self.backlogs[fat] / 2;
         let f = &mut self.flows[fat];
-        let threshold = f.bytes / 2;
         let mut dropped_bytes = 0;
         let mut n = 0;
         while n < self.p.drop_batch && dropped_bytes < threshold.max(1) {
             let Some(pkt) = f.queue.pop_front() else { break };
-            let len = pool.get(pkt).ip_len() as u64;
-            f.bytes -= len;
+            let len = pool.get(pkt).ip_len();
+            self.backlogs[fat] -= len;
             dropped_bytes += len;
-            self.bytes -= len;
+            self.bytes -= len as u64;
             self.packets -= 1;
-            self.stats.count_drop(DropCause::Overflow);
-            drops.push((pkt, DropCause::Overflow));
+            self.stats.count_drop(cause);
+            drops.push((pkt, cause));
             n += 1;
         }
+        f.codel.add_drops(n);
         fat
     }
 }
@@ -126,7 +144,7 @@ impl Qdisc for FqCodel {
         let idx = self.classify(p.meta.flow_hash);
         let f = &mut self.flows[idx];
         f.queue.push_back(pkt);
-        f.bytes += len;
+        self.backlogs[idx] = self.backlogs[idx].saturating_add(len as u32);
         if !f.listed {
             f.listed = true;
             f.deficit = self.p.quantum as i64;
@@ -136,9 +154,11 @@ impl Qdisc for FqCodel {
         self.bytes += len;
         self.stats.enqueued += 1;
         self.stats.note_occupancy(self.packets, self.bytes);
-        if self.packets as u64 > self.p.limit_packets || self.bytes > self.p.memory_limit_bytes {
+        let over_memory = self.bytes > self.p.memory_limit_bytes;
+        if self.packets as u64 > self.p.limit_packets || over_memory {
             let before = drops.len();
-            self.drop_from_fattest(pool, drops);
+            let cause = if over_memory { DropCause::OverMemory } else { DropCause::Overflow };
+            self.drop_from_fattest(pool, drops, cause);
             // Was the arrival itself among the victims?
             if let Some(pos) = drops[before..].iter().position(|&(d, _)| d == pkt) {
                 let (d, cause) = drops.remove(before + pos);
@@ -166,8 +186,8 @@ impl Qdisc for FqCodel {
             }
             let before = drops.len();
             let f = &mut self.flows[idx];
-            let (queue, bytes) = (&mut f.queue, &mut f.bytes);
-            let bytes_cell = std::cell::Cell::new(*bytes);
+            let (queue, bytes) = (&mut f.queue, &mut self.backlogs[idx]);
+            let bytes_cell = std::cell::Cell::new(*bytes as u64);
             let (pkt, outcome) = codel_dequeue(
                 &mut f.codel,
                 &self.p.codel,
@@ -181,7 +201,7 @@ impl Qdisc for FqCodel {
                 &mut || bytes_cell.get(),
                 drops,
             );
-            *bytes = bytes_cell.get();
+            *bytes = bytes_cell.get() as u32;
             for &(d, _) in &drops[before..] {
                 self.packets -= 1;
                 self.bytes -= pool.get(d).ip_len() as u64;
@@ -353,6 +373,28 @@ mod tests {
         assert_eq!(drops.len(), 8, "half of the fat flow's 16 packets");
         assert_eq!(drops[0].0, first, "from the head");
         assert!(drops.iter().all(|&(d, _)| pool.get(d).meta.flow_hash == fat));
+        assert!(drops.iter().all(|&(_, cause)| cause == DropCause::Overflow), "the packet limit");
         assert_eq!(fq.len_packets(), 13);
+        // The batch counts in the fat flow's CoDel (Linux: `cvars.count += i`).
+        assert_eq!(fq.flows[fq.queue_of(fat)].codel.count(), 8);
+        assert_eq!(fq.flows[fq.queue_of(thin)].codel.count(), 0);
+    }
+
+    /// Over the memory limit (and under the packet limit) the overload drops count as
+    /// `OverMemory`, apart from the packet limit's `Overflow`.
+    #[test]
+    fn memory_overload_is_counted_apart_from_the_packet_limit() {
+        let p = FqCodelParams { memory_limit_bytes: 10 * 1500, ..Default::default() };
+        let mut fq = q(p);
+        let mut pool = PacketPool::new();
+        let mut drops = Vec::new();
+        for _ in 0..11 {
+            let id = pkt(&mut pool, 7, Ecn::NotEct);
+            fq.enqueue(SimTime(0), id, &mut pool, &mut drops);
+        }
+        assert!(!drops.is_empty());
+        let stats = fq.stats();
+        assert_eq!(stats.drops[DropCause::OverMemory as usize], 6, "until half of the bytes are gone");
+        assert_eq!(stats.drops[DropCause::Overflow as usize], 0);
     }
 }

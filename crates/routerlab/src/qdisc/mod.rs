@@ -63,9 +63,12 @@ pub enum DropCause {
     HostQueue = 9,
     /// DF set and the packet was too large for the link.
     FragmentationNeeded = 10,
+    /// The queue was over its memory limit (FQ-CoDel's `memory_limit`; Linux's
+    /// `drop_overmemory`), apart from `Overflow`, its packet limit.
+    OverMemory = 11,
 }
 
-pub const DROP_CAUSES: usize = 11;
+pub const DROP_CAUSES: usize = 12;
 
 impl DropCause {
     pub const ALL: [DropCause; DROP_CAUSES] = [
@@ -80,6 +83,7 @@ impl DropCause {
         DropCause::NoRoute,
         DropCause::HostQueue,
         DropCause::FragmentationNeeded,
+        DropCause::OverMemory,
     ];
 
     /// Column-friendly name, used in the results (`drops_overflow`, …).
@@ -96,6 +100,7 @@ impl DropCause {
             DropCause::NoRoute => "no_route",
             DropCause::HostQueue => "host_queue",
             DropCause::FragmentationNeeded => "frag_needed",
+            DropCause::OverMemory => "over_memory",
         }
     }
 
