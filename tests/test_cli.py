@@ -248,6 +248,31 @@ def test_missing_file_is_an_error(tmp_path: Path):
     assert "nope.toml" in p.stderr
 
 
+def test_unreadable_files_and_outputs_are_errors_with_their_path_not_tracebacks(
+    scenario: Path, tmp_path: Path
+):
+    """A UTF-16 or binary file, an empty one, one without a topology, and an output directory
+    that cannot be created: each exits 2 with a message naming the file or the field."""
+    utf16 = tmp_path / "utf16.toml"
+    utf16.write_bytes("[run]\n".encode("utf-16"))
+    for verb in ("run", "validate"):
+        p = routerlab(verb, str(utf16))
+        assert p.returncode == 2 and "utf16.toml: not a UTF-8 text file" in p.stderr, p.stderr
+        assert "Traceback" not in p.stderr
+    empty = tmp_path / "empty.toml"
+    empty.write_text("")
+    no_topology = tmp_path / "no_topology.toml"
+    no_topology.write_text('[run]\nduration = "1s"\n')
+    for path, message in ((empty, "run: missing"), (no_topology, "topology: missing")):
+        p = routerlab("run", str(path))
+        assert p.returncode == 2 and message in p.stderr, p.stderr
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    p = routerlab("run", str(scenario), "--out", str(blocker / "sub" / "out"))
+    assert p.returncode == 2 and "cannot create the output directory" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr
+
+
 @pytest.mark.parametrize(
     "verb", [[], ["run"], ["validate"], ["reproduce"], ["bench"], ["sweep"], ["report"]]
 )

@@ -15,7 +15,7 @@ import pyarrow as pa
 import tomli_w
 
 from .output import OPTIONAL_TABLES
-from .runner import RunResult, simulate
+from .runner import RunResult, read_scenario, simulate
 
 
 def scenario_source(scenario) -> tuple[str, Path | None]:
@@ -29,7 +29,7 @@ def scenario_source(scenario) -> tuple[str, Path | None]:
         isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
     ):
         path = Path(scenario)
-        return path.read_text(), path.resolve().parent
+        return read_scenario(path), path.resolve().parent
     if isinstance(scenario, str):
         return scenario, None
     raise TypeError(f"a scenario is a path, TOML text or a dict, not {type(scenario).__name__}")

@@ -15,7 +15,15 @@ from pathlib import Path
 from . import _core
 from .bench import KEYS as BENCH_KEYS
 from .output import AtomicDir, OutputExists, write_text_atomic
-from .runner import ScenarioInvalid, check_file, execute, prepare, problems_text, write_files
+from .runner import (
+    ScenarioInvalid,
+    check_file,
+    execute,
+    prepare,
+    problems_text,
+    read_scenario,
+    write_files,
+)
 
 EXIT_INVALID = 2
 EXIT_INTERRUPTED = 130
@@ -71,11 +79,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     path = Path(args.scenario)
     try:
-        text = path.read_text()
+        text = read_scenario(path)
     except OSError as e:
         print(f"{path}: {e.strerror}", file=sys.stderr)
         return EXIT_INVALID
     out = Path(args.out) if args.out else Path("results") / path.stem
+    try:
+        out.resolve().parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"routerlab: cannot create the output directory {out}: {e.strerror}", file=sys.stderr)
+        return EXIT_INVALID
     try:
         # Checked and built once, before any output exists.
         prepared = prepare(text, seed=args.seed, base_dir=path.resolve().parent)

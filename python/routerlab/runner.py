@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import sys
 import time
@@ -45,10 +46,22 @@ def problems_text(where: str, problems: list[str]) -> str:
     return f"{where}: invalid scenario\n" + "\n".join(f"  {p}" for p in problems)
 
 
+def read_scenario(path: Path) -> str:
+    """A scenario file's text; `OSError` (with a `strerror` to print) if it cannot be read or
+    is not UTF-8 text, as TOML is."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise OSError(
+            errno.EILSEQ, f"not a UTF-8 text file (byte {e.start}); a TOML scenario is UTF-8"
+        ) from None
+
+
 def check_file(path: Path) -> list[str]:
     """The problems of a scenario file (none if it is valid), relative file names in it
     resolved beside it; `OSError` if it cannot be read."""
-    return _core.check(path.read_text(), str(path.resolve().parent))
+    return _core.check(read_scenario(path), str(path.resolve().parent))
 
 
 def scenario_hash(normalized_json: str) -> str:

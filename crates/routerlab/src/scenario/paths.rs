@@ -27,7 +27,8 @@ pub fn at<E: serde::de::Error>(path: &str, msg: impl std::fmt::Display) -> E {
 }
 
 /// Split a serde error (outer path + message) into the full path and the plain message, also
-/// turning serde's "unknown field" wording into `path.key: unknown key (…)`.
+/// turning serde's "unknown field" wording into `path.key: unknown key (…)` and its "missing
+/// field" into `path.key: missing`.
 pub fn split(path: &str, msg: &str) -> (String, String) {
     let path = if path == "." { "" } else { path };
     if let Some(rest) = msg.strip_prefix(MARK)
@@ -49,6 +50,11 @@ pub fn split(path: &str, msg: &str) -> (String, String) {
         let full = if path.ends_with(key) { path.to_string() } else { join(path, key) };
         return (full, format!("unknown key{hint}"));
     }
+    if let Some(rest) = msg.strip_prefix("missing field `")
+        && let Some((key, _)) = rest.split_once('`')
+    {
+        return (join(path, key), "missing".to_string());
+    }
     (path.to_string(), msg.trim_end().to_string())
 }
 
@@ -68,7 +74,11 @@ pub fn tagged<'de, D, T>(
 where
     D: Deserializer<'de>,
 {
-    let mut table = toml::Table::deserialize(d).map_err(|_| {
+    let mut table = toml::Table::deserialize(d).map_err(|e: D::Error| {
+        // A missing table keeps serde's "missing field", which `split` puts at its path.
+        if e.to_string().starts_with("missing field") {
+            return e;
+        }
         D::Error::custom(format!("expected a table with a `kind` key (one of: {})", kinds.join(", ")))
     })?;
     let kind = match table.remove("kind") {

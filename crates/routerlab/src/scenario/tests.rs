@@ -150,7 +150,9 @@ fn unknown_hosts_and_switches_as_hosts() {
 #[test]
 fn missing_required_section() {
     let src = GOOD.replace("[run]\nduration = \"2s\"\nseed = 7\n", "");
-    assert!(first_error(&src).contains("missing field `run`"));
+    assert_eq!(first_error(&src), "run: missing");
+    // An empty file says which section is missing first, with its path.
+    assert_eq!(first_error(""), "run: missing");
 }
 
 #[test]
@@ -806,4 +808,11 @@ fn a_workload_that_stops_before_it_starts_is_refused() {
         "kind = \"on_off\"\nclients = 2\nsize = \"10KB\"\noff = \"1s\"\nstart = \"3s\"\nstop = \"3s\"",
     );
     assert_eq!(first_error(&on_off), "workload[0].stop: 3s is not after the start (3s)");
+}
+
+/// A file without a topology says so at `topology`.
+#[test]
+fn a_missing_topology_is_reported_at_its_path() {
+    let e = first_error("[run]\nduration = \"1s\"\n");
+    assert!(e.starts_with("topology: "), "{e}");
 }
