@@ -761,8 +761,11 @@ fn a_fat_tree_k_out_of_range_is_refused_before_building() {
 fn times_beyond_a_million_seconds_are_refused_at_their_path() {
     let e = first_error(&GOOD.replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\nmax_rto = \"1000001s\""));
     assert!(e.starts_with("transport.max_rto: ") && e.contains("longer than the longest time"), "{e}");
-    let e = first_error(&GOOD.replace("duration = \"2s\"", "duration = \"18446744s\""));
+    // 18 446 745 s is past the end of the 64-bit picosecond clock: too long, not malformed.
+    let e = first_error(&GOOD.replace("duration = \"2s\"", "duration = \"18446745s\""));
     assert!(e.starts_with("run.duration: ") && e.contains("longer than the longest time"), "{e}");
+    let e = first_error(&GOOD.replace("duration = \"2s\"", "duration = \"1e-20s\""));
+    assert!(e.contains("is not a duration"), "{e}");
     assert!(errors(&GOOD.replace("duration = \"2s\"", "duration = \"1000000s\"")).is_empty());
     let web = GOOD.replace(
         "kind = \"bulk\"\nflows = 4",

@@ -56,6 +56,18 @@ fn any<T>(_: &T) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// A time, or `SimTime::MAX` for a well-formed one too long for the clock (so that it is
+/// refused as too long, not as malformed).
+fn parse_duration(s: &str) -> Option<SimTime> {
+    units::parse_time(s).or_else(|| {
+        let unit_at = s.find(|c: char| c.is_ascii_alphabetic())?;
+        let (number, unit) = s.split_at(unit_at);
+        let x: f64 = number.trim().parse().ok()?;
+        let scale = units::parse_time(&format!("1{unit}"))?;
+        (x.is_finite() && x * scale.0 as f64 >= u64::MAX as f64).then_some(SimTime::MAX)
+    })
+}
+
 /// No time in a scenario is longer than `units::MAX_SCENARIO_TIME`.
 fn bounded_time(t: &SimTime) -> Result<(), &'static str> {
     if *t <= units::MAX_SCENARIO_TIME {
@@ -67,11 +79,11 @@ fn bounded_time(t: &SimTime) -> Result<(), &'static str> {
 
 unit_value!(
     /// A duration ≥ 0, at most `units::MAX_SCENARIO_TIME`.
-    Duration(SimTime), "duration", "\"10ms\"", units::parse_time, bounded_time
+    Duration(SimTime), "duration", "\"10ms\"", parse_duration, bounded_time
 );
 unit_value!(
     /// A duration > 0, at most `units::MAX_SCENARIO_TIME`.
-    PositiveDuration(SimTime), "duration", "\"10s\"", units::parse_time,
+    PositiveDuration(SimTime), "duration", "\"10s\"", parse_duration,
     |t: &SimTime| if t.0 > 0 { bounded_time(t) } else { Err("must be positive") }
 );
 unit_value!(
@@ -299,7 +311,7 @@ impl DistUnit for TimeUnit {
     const WHAT: &'static str = "duration";
     fn parse(v: &toml::Value) -> Result<f64, String> {
         match v {
-            toml::Value::String(s) => match units::parse_time(s) {
+            toml::Value::String(s) => match parse_duration(s) {
                 None => Err(format!("\"{s}\" is not a duration (expected e.g. \"500ms\")")),
                 Some(t) => {
                     bounded_time(&t).map(|()| t.as_secs_f64()).map_err(|why| format!("\"{s}\": {why}"))
