@@ -117,6 +117,11 @@ def points() -> list[Dumbbell | Incast]:
     return grid
 
 
+def ns3_point(name: str) -> str:
+    """The point whose ns-3 runs stand for `name` (itself unless only routerlab changed)."""
+    return point(name).ns3_same_as or name
+
+
 def point(name: str) -> Dumbbell | Incast:
     for p in points():
         if p.name == name:

@@ -85,7 +85,7 @@ def run_ns3(python: str, todo: list[dict], workers: int) -> list[dict]:
 def run_ns3_once(python: str, todo: list[dict], workers: int) -> list[dict]:
     """ns-3 runs of `todo`, each simulation once: a point that changes only routerlab
     (`ns3_same_as`) gets the runs of the point it names."""
-    base = {j["point"]: grid.point(j["point"]).ns3_same_as or j["point"] for j in todo}
+    base = {j["point"]: grid.ns3_point(j["point"]) for j in todo}
     needed = sorted({(base[j["point"]], j["k"]) for j in todo}, key=lambda pk: (pk[0], pk[1]))
     runs = run_ns3(python, [{"point": p, "k": k} for p, k in needed], workers)
     by_key = {(r["point"], r["k"]): r for r in runs}
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         ns3_runs = [
             {**stored[key], "point": j["point"]}
             for j in todo
-            if (key := (grid.point(j["point"]).ns3_same_as or j["point"], j["k"])) in stored
+            if (key := (grid.ns3_point(j["point"]), j["k"])) in stored
         ]
     else:
         ns3_runs = run_ns3_once(args.ns3_python, todo, args.jobs)

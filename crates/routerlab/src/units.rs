@@ -59,9 +59,6 @@ impl SimTime {
     pub fn saturating_sub(self, other: SimTime) -> SimTime {
         SimTime(self.0.saturating_sub(other.0))
     }
-    pub fn saturating_add(self, other: SimTime) -> SimTime {
-        SimTime(self.0.saturating_add(other.0))
-    }
     /// Seconds from a float (a sampled think time, say): rounded down to picoseconds, and at
     /// most [`MAX_SCENARIO_TIME`] (NaN and negative values give zero).
     pub fn from_secs_f64_bounded(s: f64) -> SimTime {

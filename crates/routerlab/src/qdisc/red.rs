@@ -140,9 +140,7 @@ impl Qdisc for Red {
         _drops: &mut Vec<(PacketId, DropCause)>,
     ) -> Verdict {
         let verdict = self.admit(now, pkt, pool);
-        if self.fifo.is_empty() {
-            self.idle_since = Some(now);
-        }
+        self.idle_if_empty(now);
         verdict
     }
 
@@ -154,9 +152,7 @@ impl Qdisc for Red {
     ) -> Option<PacketId> {
         let pkt = self.fifo.pop(pool)?;
         self.stats.dequeued += 1;
-        if self.fifo.is_empty() {
-            self.idle_since = Some(now);
-        }
+        self.idle_if_empty(now);
         Some(pkt)
     }
 
@@ -172,6 +168,13 @@ impl Qdisc for Red {
 }
 
 impl Red {
+    /// An empty queue is idle from `now` (after a departure, or an arrival it did not keep).
+    fn idle_if_empty(&mut self, now: SimTime) {
+        if self.fifo.is_empty() {
+            self.idle_since = Some(now);
+        }
+    }
+
     /// Update the average, then enqueue, mark or drop the arrival.
     fn admit(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict {
         self.update_avg(now);

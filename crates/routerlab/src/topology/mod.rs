@@ -44,15 +44,20 @@ pub fn dumbbell(p: &DumbbellParams) -> BuiltTopology {
     for i in 0..p.pairs {
         let s = t.add_node(format!("s{i}"), NodeKind::Host);
         let r = t.add_node(format!("r{i}"), NodeKind::Host);
-        let mut sa = p.access.clone();
-        if let Some(d) = &p.sender_delays {
-            sa.delay = d[i];
-        }
-        t.add_duplex(s, left, &sa);
+        t.add_duplex(s, left, &sender_access(&p.access, &p.sender_delays, i));
         t.add_duplex(r, right, &p.access);
         pairs.push((format!("s{i}"), format!("r{i}")));
     }
     BuiltTopology { spec: t, pairs }
+}
+
+/// Sender i's access link: `access`, with its own delay if `sender_delays` gives one.
+fn sender_access(access: &DirSpec, sender_delays: &Option<Vec<crate::units::SimTime>>, i: usize) -> DirSpec {
+    let mut link = access.clone();
+    if let Some(d) = sender_delays {
+        link.delay = d[i];
+    }
+    link
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -79,11 +84,7 @@ pub fn star(p: &StarParams) -> BuiltTopology {
     let mut pairs = Vec::new();
     for i in 0..p.senders {
         let s = t.add_node(format!("s{i}"), NodeKind::Host);
-        let mut sa = p.access.clone();
-        if let Some(d) = &p.sender_delays {
-            sa.delay = d[i];
-        }
-        t.add_duplex(s, sw, &sa);
+        t.add_duplex(s, sw, &sender_access(&p.access, &p.sender_delays, i));
         pairs.push((format!("s{i}"), receivers[i % p.receivers].clone()));
     }
     BuiltTopology { spec: t, pairs }
