@@ -173,14 +173,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.experiment is None:
         return fail("which experiment? give an ID, or all (see --list)")
     runnable = {i: e for i, e in known.items() if i != "matrix"}
+    root = Path(args.out) if args.out else Path("results") / "reproduce"
     if args.experiment == "document":
-        root = Path(args.out) if args.out else Path("results") / "reproduce"
         return write_document(root, runnable, Path(args.to) if args.to else None, fail)
     if args.to:
         return fail("--to goes with the document command (routerlab reproduce document)")
     if args.experiment == "all":
-        root = Path(args.out) if args.out else Path("results") / "reproduce"
-        targets = [(i, root / i) for i in known if i != "matrix"]
+        targets = [(i, root / i) for i in runnable]
     elif args.experiment in known:
         out = Path(args.out) if args.out else Path("results") / "reproduce" / args.experiment
         targets = [(args.experiment, out)]
