@@ -22,7 +22,7 @@ PERTURBATIONS = 5
 
 @dataclass(frozen=True)
 class Dumbbell:
-    """N long-lived flows through one bottleneck (1 Gbps access, 10 ms RTT)."""
+    """N long-lived flows through one bottleneck (1 Gbps access, 10 ms RTT by default)."""
 
     name: str
     flows: int
@@ -36,7 +36,13 @@ class Dumbbell:
     min_rto_ms: float = 200.0
     timestamps: bool = True
     hystart: bool = True  # CUBIC only
+    cubic_model: str = "rfc9438"  # routerlab only: "linux" is Linux's arithmetic (ns-3 follows it)
     rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
+    # A RED bottleneck on ns-2's defaults (min_th 5, max_th 15 packets, max_p 0.1, w_q 0.002,
+    # gentle, hard drop, wait, no drop into a queue of fewer than 2), instead of drop-tail.
+    red: bool = False
+    ecn: bool = False  # RED marks, and the endpoints negotiate ECN (RFC 3168)
+    red_rules: str = "ns2"  # routerlab only: "linux" is RED without wait and the spared queue
     ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
     kind: str = field(default="dumbbell", init=False)
 
@@ -105,6 +111,32 @@ def points() -> list[Dumbbell | Incast]:
             )
     # ns-3's HyStart is Linux's before 5.7.
     grid.append(Dumbbell("dumbbell-cubic-20/no-hystart", 20, "cubic", hystart=False))
+    # CUBIC in Linux's arithmetic, whole segments (ns-3 follows it); ns-3 unchanged.
+    grid.append(
+        Dumbbell(
+            "dumbbell-cubic-20/linux-cubic",
+            20,
+            "cubic",
+            cubic_model="linux",
+            ns3_same_as="dumbbell-cubic-20",
+        )
+    )
+    # RED with ECN on its default thresholds, far below the 117-packet BDP (issue 42): two
+    # CUBIC flows, 100 Mbps, 14 ms RTT; without ECN; and routerlab's RED by Linux's rules.
+    red = Dumbbell(
+        "red-ecn-cubic-2",
+        2,
+        "cubic",
+        bottleneck_mbps=100.0,
+        bottleneck_delay_ms=5.0,
+        red=True,
+        ecn=True,
+    )
+    grid += [
+        red,
+        replace(red, name="red-ecn-cubic-2/no-ecn", ecn=False),
+        replace(red, name="red-ecn-cubic-2/linux-rules", red_rules="linux", ns3_same_as=red.name),
+    ]
     # Rounds that differ between perturbations: each sender's access link 0–5 µs longer.
     for q in [q for q in grid if q.kind == "incast"]:
         grid.append(replace(q, name=f"{q.name}/delay-spread", delay_spread_us=5.0))

@@ -126,7 +126,7 @@ static void Open(uint32_t i, Ptr<Node> n, Ipv4Address dst) {
     s->Connect(InetSocketAddress(dst, 9));
 }
 
-static void Defaults(const std::string& cc, double minRtoMs, bool ts, bool hystart) {
+static void Defaults(const std::string& cc, double minRtoMs, bool ts, bool hystart, bool ecn) {
     std::string type = cc == "cubic" ? "ns3::TcpCubic" : cc == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(type)));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TypeId::LookupByName("ns3::TcpPrrRecovery")));
@@ -145,7 +145,7 @@ static void Defaults(const std::string& cc, double minRtoMs, bool ts, bool hysta
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(ts));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue(cc == "dctcp" ? "On" : "Off"));
+    Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue(cc == "dctcp" || ecn ? "On" : "Off"));
 }
 
 static NetDeviceContainer Link(Ptr<Node> a, Ptr<Node> b, std::string rate, Time delay, uint32_t qpkts) {
@@ -178,15 +178,18 @@ static std::string Report(uint64_t drops, double end) {
 
 std::string Dumbbell(uint32_t n, std::string cc, double bnMbps, uint32_t buf, int32_t mark,
                      double accessMs, double bnMs, double duration, double minRtoMs,
-                     bool ts, bool hystart, std::vector<double> starts) {
+                     bool ts, bool hystart, bool useRed, bool ecn, std::vector<double> starts) {
     S = State();
-    Defaults(cc, minRtoMs, ts, hystart);
+    // Streams numbered from 0 in every run, whatever ran before in this process (RED draws).
+    RngSeedManager::ResetNextStreamIndex();
+    Defaults(cc, minRtoMs, ts, hystart, ecn);
     NodeContainer snd, rcv, rt;
     snd.Create(n); rcv.Create(n); rt.Create(2);
     InternetStackHelper stack;
     stack.InstallAll();
     std::ostringstream bn; bn << bnMbps << "Mbps";
-    NetDeviceContainer bottleneck = Link(rt.Get(0), rt.Get(1), bn.str(), MicroSeconds(bnMs * 1000), mark >= 0 ? 1 : buf);
+    bool disc = mark >= 0 || useRed;  // a queue disc holds the buffer, the device one packet
+    NetDeviceContainer bottleneck = Link(rt.Get(0), rt.Get(1), bn.str(), MicroSeconds(bnMs * 1000), disc ? 1 : buf);
     std::vector<NetDeviceContainer> access;
     for (uint32_t i = 0; i < n; i++) {
         access.push_back(Link(snd.Get(i), rt.Get(0), "1Gbps", MicroSeconds(accessMs * 1000), 1000));
@@ -212,6 +215,18 @@ std::string Dumbbell(uint32_t n, std::string cc, double bnMbps, uint32_t buf, in
                            "MaxSize", QueueSizeValue(QueueSize(std::to_string(buf - 1) + "p")));
         red = t.Install(bottleneck.Get(0)).Get(0);
         t.Install(bottleneck.Get(1));
+    } else if (useRed) {
+        // RED on ns-2's defaults (ns-3's own LInterm is 50: max_p 0.02).
+        TrafficControlHelper t;
+        t.SetRootQueueDisc("ns3::RedQueueDisc", "UseEcn", BooleanValue(ecn), "UseHardDrop", BooleanValue(true),
+                           "MeanPktSize", UintegerValue(1500), "QW", DoubleValue(0.002),
+                           "MinTh", DoubleValue(5), "MaxTh", DoubleValue(15), "LInterm", DoubleValue(10),
+                           "Gentle", BooleanValue(true), "Wait", BooleanValue(true),
+                           "LinkBandwidth", DataRateValue(DataRate(bn.str())),
+                           "LinkDelay", TimeValue(MicroSeconds(bnMs * 1000)),
+                           "MaxSize", QueueSizeValue(QueueSize(std::to_string(buf - 1) + "p")));
+        red = t.Install(bottleneck.Get(0)).Get(0);
+        t.Install(bottleneck.Get(1));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
     CountTcDrops(rt.Get(0));
@@ -234,10 +249,11 @@ std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, ui
                    double gbps, double delayUs, double firstRound, double duration,
                    bool ts, std::vector<double> opens, std::vector<double> accessDelaysUs) {
     S = State();
+    RngSeedManager::ResetNextStreamIndex();
     S.incast = true;
     S.block = block;
     S.rounds = rounds;
-    Defaults("newreno", minRtoMs, ts, true);
+    Defaults("newreno", minRtoMs, ts, true, false);
     NodeContainer snd, sw, rcv;
     snd.Create(n); sw.Create(1); rcv.Create(1);
     InternetStackHelper stack;

@@ -12,7 +12,9 @@ of the point's size, 1 Gbps access queues of 1000 packets, SegmentSize 1448 with
 SACK, PRR, window scaling, initial window 10, no delayed ACKs (DelAckCount 1), MinRto as the
 point says, ClockGranularity 1 ns (ours is 0), ConnTimeout 1 s (ns-3: 3 s), DataRetries 100,
 16 MiB buffers; CUBIC with ns-3's defaults (HyStart on), DCTCP with g = 1/16 and marking by a
-RED queue disc at K (QW = 1, MinTh = MaxTh).
+RED queue disc at K (QW = 1, MinTh = MaxTh); a RED bottleneck as a RED queue disc on ns-2's
+defaults (MinTh 5, MaxTh 15, LInterm 10, QW 0.002, Gentle, Wait, UseHardDrop), its LinkBandwidth
+and LinkDelay the bottleneck's.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ def run(point_name: str, k: int) -> dict:
             p.min_rto_ms,
             p.timestamps,
             p.hystart,
+            p.red,
+            p.ecn,
             p.starts(k),
         )
     else:

@@ -15,6 +15,7 @@ import routerlab
 TRANSPORT = """
 [transport]
 cc = {cc}
+ecn = {ecn}
 mss = 1460
 init_cwnd = 10
 sack = true
@@ -31,7 +32,7 @@ rcv_buf = "16MiB"
 
 CC = {
     "newreno": '"newreno"',
-    "cubic": '{{ kind = "cubic", hystart = {hystart} }}',
+    "cubic": '{{ kind = "cubic", hystart = {hystart}, model = "{cubic_model}" }}',
     "dctcp": '{{ kind = "dctcp", g = 0.0625, alpha_init = 1.0, min_cwnd = 2 }}',
 }
 
@@ -39,10 +40,21 @@ CC = {
 def transport(p: grid.Dumbbell | grid.Incast, cc: str) -> str:
     hystart = str(getattr(p, "hystart", True)).lower()
     return TRANSPORT.format(
-        cc=CC[cc].format(hystart=hystart),
+        cc=CC[cc].format(hystart=hystart, cubic_model=getattr(p, "cubic_model", "rfc9438")),
         min_rto=f"{p.min_rto_ms:g}ms",
         timestamps=str(p.timestamps).lower(),
         rtt_model=p.rtt_model,
+        ecn=str(getattr(p, "ecn", False)).lower(),  # DCTCP negotiates ECN whatever this says
+    )
+
+
+def red_queue(p: grid.Dumbbell) -> str:
+    """The RED bottleneck, every parameter written out."""
+    wait, min_queue = (True, 2) if p.red_rules == "ns2" else (False, 0)
+    return (
+        f'{{ kind = "red", limit = "{p.buffer_pkts}pkts", min_th = "5pkts", max_th = "15pkts", '
+        f"max_p = 0.1, w_q = 0.002, gentle = true, harddrop = true, ecn = {str(p.ecn).lower()}, "
+        f"wait = {str(wait).lower()}, early_min_queue = {min_queue} }}"
     )
 
 
@@ -52,6 +64,8 @@ def scenario(p: grid.Dumbbell | grid.Incast, k: int) -> str:
     if p.kind == "dumbbell":
         mark = f', ecn_threshold = "{p.mark_pkts}pkts"' if p.mark_pkts is not None else ""
         queue = f'{{ kind = "droptail", limit = "{p.buffer_pkts}pkts"{mark} }}'
+        if p.red:
+            queue = red_queue(p)
         bottleneck = f'rate = "{p.bottleneck_mbps:g}Mbps", delay = "{ms(p.bottleneck_delay_ms)}"'
         starts = ", ".join(f'"{t:.9f}s"' for t in p.starts(k))
         return f"""

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -306,9 +308,47 @@ def test_interrupt_leaves_no_result_and_exits_nonzero(tmp_path: Path, sig):
     # Interrupted once the run has started writing (its temporary directory exists).
     status, err = interrupt_while_writing(["run", str(long), "--out", str(out)], tmp_path, 0.3, sig)
     assert status == 130, err
-    assert "interrupted" in err
+    assert f"interrupted; {out}/ not written" in err
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [long], "no temporary directory left behind"
+
+
+def test_an_interrupt_after_the_result_is_in_place_says_so_and_exits_0(
+    tmp_path: Path, monkeypatch, capsys
+):
+    from routerlab import cli, output
+
+    def interrupted(*args):
+        raise KeyboardInterrupt  # lands while the summary is printed, after the commit
+
+    sc = tmp_path / "s.toml"
+    sc.write_text(SMALL)
+    out = tmp_path / "out"
+    monkeypatch.setattr(cli, "print_summary", interrupted)
+    monkeypatch.setattr(output, "COMMITTED", [])
+    monkeypatch.setattr(output, "ABANDONED", [])
+    monkeypatch.setattr(signal, "signal", lambda *a: None)  # main's SIGTERM handler: not here
+    assert cli.main(["run", str(sc), "--out", str(out)]) == 0
+    assert f"interrupted after the result was written: {out}/" in capsys.readouterr().err
+    assert (out / "flows.parquet").exists()
+
+
+def test_a_killed_runs_temporary_is_deleted_by_the_next_write_there(tmp_path: Path):
+    long = tmp_path / "long.toml"
+    long.write_text(SMALL.replace('duration = "3s"', 'duration = "100000s"'))
+    short = tmp_path / "short.toml"
+    short.write_text(SMALL)
+    out = tmp_path / "out"
+    # SIGKILL: nothing in the process can clean up.
+    interrupt_while_writing(["run", str(long), "--out", str(out)], tmp_path, 0.1, signal.SIGKILL)
+    stale = [f for f in tmp_path.iterdir() if f.name.startswith(".out.tmp-")]
+    assert len(stale) == 1
+    # A temporary of a live process (this one) is left alone.
+    live = tmp_path / f".out.tmp-{os.getpid()}-0123abcd"
+    live.mkdir()
+    routerlab("run", str(short), "--out", str(out), "-q", check=True)
+    assert not stale[0].exists() and live.exists()
+    assert (out / "flows.parquet").exists()
 
 
 def test_pcap_capture_reads_back_with_the_right_packets_and_tcp_fields(tmp_path: Path):
@@ -462,3 +502,109 @@ def test_super_packets_on_the_wire_and_in_the_stages_table(tmp_path: Path):
     # Every admitted SP that crossed whole starts with its first flag and has `length` packets.
     whole = [(k, flags) for k, flags in sps.items() if len(flags) == k[2]]
     assert whole and all(flags[0] and not any(flags[1:]) for _, flags in whole)
+
+
+# --- the work a scenario implies is bounded before anything is built -----------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        (("pairs = 6", "pairs = 5000000"), "topology.pairs"),
+        (("flows = 6", "flows = 1000000000"), "workload[1].flows"),
+    ],
+)
+def test_an_absurd_scenario_is_refused_at_once_with_its_field_and_estimate(
+    tmp_path: Path, change, path
+):
+    sc = tmp_path / "absurd.toml"
+    sc.write_text(SMALL.replace(*change))
+    t0 = time.monotonic()
+    r = routerlab("validate", str(sc), "--max-memory", "16GB")
+    assert r.returncode == 2, r.stderr
+    assert f"{path}: this scenario needs about" in r.stderr
+    assert "over the limit of 14.9 GiB" in r.stderr and "--max-memory" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert time.monotonic() - t0 < 10, "refused before building anything"
+
+
+def test_the_limits_are_flags_and_validate_reports_the_estimate(tmp_path: Path):
+    sc = tmp_path / "dense.toml"  # 3.6 × 10^6 timeseries rows: about 1.4 GiB in memory
+    sc.write_text(SMALL.replace("[[workload]]", '[output]\ntimeseries = "10us"\n[[workload]]', 1))
+    tight = routerlab("validate", str(sc), "--max-memory", "1GB")
+    assert tight.returncode == 2 and "output.timeseries: this scenario needs about" in tight.stderr
+    roomy = routerlab("validate", str(sc), "--max-memory", "4GB", check=True)
+    assert "ok (about 1." in roomy.stdout and "GiB of memory" in roomy.stdout
+    out = routerlab("validate", str(sc), "--max-output", "1MB")
+    assert out.returncode == 2 and "would write about" in out.stderr
+    assert "--max-output" in out.stderr
+    env = {**os.environ, "ROUTERLAB_MAX_MEMORY": "1GB"}
+    assert routerlab("validate", str(sc), env=env).returncode == 2
+    bad = routerlab("validate", str(sc), "--max-memory", "lots")
+    assert bad.returncode == 2 and "'lots' is not a size in bytes" in bad.stderr
+
+
+def test_a_step_returns_within_its_time_however_many_events_it_may_take():
+    from routerlab import _core
+
+    run = _core.Run(SMALL.replace('duration = "3s"', 'duration = "100000s"'), None, None)
+    t0 = time.perf_counter()
+    assert run.step(10**15, 0.05) is False
+    assert time.perf_counter() - t0 < 0.5
+    assert run.events > 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_stopped_run_returns_within_a_second(tmp_path: Path, sig):
+    long = tmp_path / "long.toml"
+    long.write_text(
+        SMALL.replace('duration = "3s"', 'duration = "100000s"').replace("pairs = 6", "pairs = 400")
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "routerlab", "run", str(long), "--out", str(tmp_path / "out")],
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 30
+    while not any(f.name.startswith(".out.tmp") for f in tmp_path.iterdir()):
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(1.0)  # simulating
+    t0 = time.monotonic()
+    proc.send_signal(sig)
+    proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert time.monotonic() - t0 < 1.0
+
+
+def test_a_packet_too_large_for_a_middle_link_is_dropped_and_counted():
+    # The links between switches differ in MTU, so validation checks only the path's ends;
+    # the 576-byte link in the middle drops every full segment (DF set), and says so.
+    import routerlab
+
+    r = routerlab.run(
+        """
+[run]
+duration = "100ms"
+[topology]
+kind = "explicit"
+node = [ { name = "a", kind = "host" }, { name = "s1", kind = "switch" },
+         { name = "s2", kind = "switch" }, { name = "s3", kind = "switch" },
+         { name = "b", kind = "host" } ]
+link = [
+  { between = ["a", "s1"], rate = "1Gbps", delay = "10us" },
+  { between = ["s1", "s2"], rate = "1Gbps", delay = "10us" },
+  { between = ["s2", "s3"], rate = "1Gbps", delay = "10us", mtu = 576 },
+  { between = ["s3", "b"], rate = "1Gbps", delay = "10us" },
+]
+[[workload]]
+kind = "bulk"
+src = "a"
+dst = "b"
+"""
+    )
+    links = r.links.set_index("link")
+    assert links.loc["s2->s3", "drops"] > 0 and links.loc["s2->s3", "tx_packets"] > 0
+    assert r.summary["drops"] == links["drops"].sum() and r.summary["goodput_bps"] == 0

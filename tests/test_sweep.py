@@ -155,7 +155,8 @@ def test_batches_cover_every_run_once():
     assert backends.batch_size(100, 2, requested=7) == 7
     items = list(range(23))
     parts = backends.batches(items, 5)
-    assert [len(b) for b in parts] == [5, 5, 5, 5, 3] and sum(parts, []) == items
+    assert [len(b) for _, b in parts] == [5, 5, 5, 5, 3]
+    assert all(items[i] == b[0] for i, b in parts) and sum((b for _, b in parts), []) == items
 
 
 # --- campaigns: local pool and Dask ---------------------------------------------------------

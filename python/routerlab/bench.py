@@ -307,9 +307,9 @@ def _child(path: str, spawned: float) -> None:
     t0 = time.monotonic()
     setup = t0 - spawned
     start = time.perf_counter()
-    done = sim.step(2**63)
+    while not sim.step(2**63, 3600.0):  # an hour per call: one call for any benchmark
+        pass
     wall = time.perf_counter() - start
-    assert done, "the run did not finish"
     usage = resource.getrusage(resource.RUSAGE_SELF)
     rec = {
         "sim_seconds": sim.end_s,

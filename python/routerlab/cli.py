@@ -7,17 +7,19 @@ overwritten without ``--force``; 130 interrupted (Ctrl-C or SIGTERM); 1 anything
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import textwrap
 from pathlib import Path
 
-from . import _core
+from . import _core, output
 from .bench import KEYS as BENCH_KEYS
 from .output import AtomicDir, OutputExists, write_text_atomic
 from .runner import (
     ScenarioInvalid,
     check_file,
+    estimate_file,
     execute,
     prepare,
     problems_text,
@@ -72,7 +74,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             _print_problems(path, problems)
             status = EXIT_INVALID
         elif not args.quiet:
-            print(f"{path}: ok")
+            memory, results = estimate_file(Path(path))
+            print(f"{path}: ok (about {memory} of memory and {results} of results per run)")
     return status
 
 
@@ -198,17 +201,21 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     except (experiments.ExperimentError, OutputExists) as e:
         return fail(str(e))
     for exp_id, out in targets:
-        verdict = experiments.reproduce(
-            exp_id,
-            out,
-            quick=args.quick,
-            seeds=args.seeds,
-            force=args.force,
-            jobs=args.jobs,
-            progress=args.progress,
-            backend=args.backend,
-            scheduler=args.scheduler,
-        )
+        try:
+            verdict = experiments.reproduce(
+                exp_id,
+                out,
+                quick=args.quick,
+                seeds=args.seeds,
+                force=args.force,
+                jobs=args.jobs,
+                progress=args.progress,
+                backend=args.backend,
+                scheduler=args.scheduler,
+            )
+        except experiments.RunFailed as e:
+            print(f"routerlab: {e}; nothing was written to {out}/", file=sys.stderr)
+            return 1
         if not args.quiet:
             print_verdict(verdict, out)
     if args.experiment == "all":
@@ -381,6 +388,19 @@ def print_verdict(verdict: dict, out: Path) -> None:
         print(f"  {c['verdict']:<7} {c['id']}: ours {ours}{ci}; criterion {c['criterion']}")
 
 
+def report_interrupt() -> int:
+    """Say what an interrupt left: 0 if it landed after every result begun was complete and in
+    place (only the report to the terminal was cut short), else 130."""
+    done = ", ".join(f"{p}/" for p in output.COMMITTED)
+    if output.COMMITTED and not output.ABANDONED:
+        print(f"routerlab: interrupted after the result was written: {done}", file=sys.stderr)
+        return 0
+    lost = ", ".join(f"{p}/" for p in output.ABANDONED) or "no result"
+    kept = f"; complete and kept: {done}" if done else ""
+    print(f"routerlab: interrupted; {lost} not written{kept}", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
 def _raise_interrupt(signum, frame):  # noqa: ARG001
     raise KeyboardInterrupt
 
@@ -396,6 +416,42 @@ def add_progress_flags(parser: argparse.ArgumentParser) -> None:
         help="show a progress bar (default: only on a terminal)",
     )
     group.add_argument("--no-progress", dest="progress", action="store_false")
+
+
+def _size(text: str) -> str:
+    """An argparse type: a size in bytes ("64GB"), kept as written for the environment."""
+    b = _core.parse_bytes(text)
+    if not b:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size in bytes (e.g. 64GB)")
+    return text
+
+
+def add_limit_flags(parser: argparse.ArgumentParser) -> None:
+    """--max-memory / --max-output: the work a scenario may imply (each run, checked before
+    anything is built; default half this machine's memory)."""
+    parser.add_argument(
+        "--max-memory",
+        type=_size,
+        metavar="SIZE",
+        help="refuse a scenario estimated to need more memory than SIZE per run (default: half "
+        "this machine's memory; also ROUTERLAB_MAX_MEMORY)",
+    )
+    parser.add_argument(
+        "--max-output",
+        type=_size,
+        metavar="SIZE",
+        help="refuse a scenario estimated to write more results than SIZE per run (default: "
+        "half this machine's memory; also ROUTERLAB_MAX_OUTPUT)",
+    )
+
+
+def apply_limits(args: argparse.Namespace) -> None:
+    """The limit flags go into the environment, where the core and every worker read them."""
+    for flag in ("max_memory", "max_output"):
+        value = getattr(args, flag, None)
+        var = f"ROUTERLAB_{flag.upper()}"
+        if value is not None:
+            os.environ[var] = value
 
 
 def add_backend_flags(parser: argparse.ArgumentParser) -> None:
@@ -447,6 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--force", action="store_true", help="replace an existing result directory")
     r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     add_progress_flags(r)
+    add_limit_flags(r)
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser(
@@ -457,6 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.add_argument("scenarios", metavar="SCENARIO", nargs="+")
     v.add_argument("--quiet", "-q", action="store_true", help="print only problems")
+    add_limit_flags(v)
     v.set_defaults(func=cmd_validate)
 
     x = sub.add_parser(
@@ -501,6 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_backend_flags(x)
     x.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     add_progress_flags(x)
+    add_limit_flags(x)
     x.set_defaults(func=cmd_reproduce)
 
     w = sub.add_parser(
@@ -538,6 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     w.add_argument("--quiet", "-q", action="store_true", help="print only problems")
     add_progress_flags(w)
+    add_limit_flags(w)
     w.set_defaults(func=cmd_sweep)
 
     rp = sub.add_parser(
@@ -633,11 +693,11 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _raise_interrupt)
     parser = build_parser()
     args = parser.parse_args(argv)
+    apply_limits(args)
     try:
         return args.func(args)
     except KeyboardInterrupt:
-        print("routerlab: interrupted; no result was written", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return report_interrupt()
     except BrokenPipeError:
         return 1
 

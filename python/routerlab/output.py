@@ -4,6 +4,10 @@ A run writes into a hidden temporary directory next to its destination and moves
 only when every file is written. An existing destination is swapped out in one step (Linux's
 ``renameat2(RENAME_EXCHANGE)``; elsewhere two renames) and deleted only after the new one is in
 place, so an interrupted run never damages an earlier result.
+
+Temporaries are named ``.NAME.tmp-PID-RANDOM`` (``.old-`` for a replaced result): a process
+killed outright (SIGKILL, power loss) leaves its own behind, and the next write to the same
+place deletes those whose process no longer exists.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import re
 import shutil
 import uuid
 from pathlib import Path
@@ -18,6 +23,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
+
+#: Destinations committed, and destinations begun but abandoned (an exception, Ctrl-C), by this
+#: process: how an interrupt is reported depends on which it hit.
+COMMITTED: list[Path] = []
+ABANDONED: list[Path] = []
 
 
 class OutputExists(Exception):
@@ -47,19 +57,57 @@ def _exchange(a: Path, b: Path) -> bool:
     return rc == 0
 
 
+_TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?:tmp|old)-(?P<pid>\d+)-[0-9a-f]{8}")
+
+
+def _temporary_name(final: Path, kind: str) -> Path:
+    return final.parent / f".{final.name}.{kind}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def remove_stale_temporaries(directory: Path, name: str | None = None) -> list[Path]:
+    """Delete the temporaries in ``directory`` (of ``name`` only, if given) left by processes
+    that no longer exist; returns what was deleted."""
+    removed = []
+    try:
+        entries = list(Path(directory).iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        m = _TEMPORARY.fullmatch(entry.name)
+        if m is None or (name is not None and m["name"] != name) or _alive(int(m["pid"])):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed.append(entry)
+    return removed
+
+
 class AtomicDir:
     """A directory that appears at ``final`` complete, or not at all.
 
     Use as a context manager; write into ``.path``; call ``commit()`` when everything is written.
     Leaving the block without committing (an exception, Ctrl-C) deletes the temporary directory.
+    Entering it deletes the stale temporaries of the same destination (unless ``clean`` is
+    false: a caller writing many siblings cleans their directory once instead).
     """
 
-    def __init__(self, final: Path, force: bool = False):
+    def __init__(self, final: Path, force: bool = False, clean: bool = True):
         self.final = Path(final)
         self.force = force
-        self.path = (
-            self.final.parent / f".{self.final.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        )
+        self.clean = clean
+        self.path = _temporary_name(self.final, "tmp")
         self._committed = False
 
     def check(self) -> None:
@@ -71,6 +119,8 @@ class AtomicDir:
     def __enter__(self) -> AtomicDir:
         self.check()
         self.final.parent.mkdir(parents=True, exist_ok=True)
+        if self.clean:
+            remove_stale_temporaries(self.final.parent, self.final.name)
         self.path.mkdir()
         return self
 
@@ -80,22 +130,25 @@ class AtomicDir:
             if _exchange(self.path, self.final):
                 shutil.rmtree(self.path)  # now holds the old result
             else:
-                old = self.final.parent / f".{self.final.name}.old-{uuid.uuid4().hex[:8]}"
+                old = _temporary_name(self.final, "old")
                 os.rename(self.final, old)
                 os.rename(self.path, self.final)
                 shutil.rmtree(old)
         else:
             os.rename(self.path, self.final)
         self._committed = True
+        COMMITTED.append(self.final)
 
     def __exit__(self, exc_type, exc, tb) -> None:
-        if not self._committed and self.path.exists():
-            shutil.rmtree(self.path, ignore_errors=True)
+        if not self._committed:
+            ABANDONED.append(self.final)
+            if self.path.exists():
+                shutil.rmtree(self.path, ignore_errors=True)
 
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` in one rename: readers see the old or the new file."""
-    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp = _temporary_name(path, "tmp")
     try:
         tmp.write_text(text)
         os.replace(tmp, path)

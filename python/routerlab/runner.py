@@ -24,8 +24,10 @@ from .output import (
     write_table,
 )
 
-# Events per step between progress updates (and Ctrl-C checks): a few milliseconds of work.
+# Events per step between progress updates (and Ctrl-C checks): a few milliseconds of work,
+# and at most STEP_SECONDS of wall time however slow the events are.
 STEP_EVENTS = 200_000
+STEP_SECONDS = 0.1
 
 
 class RunTimeout(Exception):
@@ -62,6 +64,20 @@ def check_file(path: Path) -> list[str]:
     """The problems of a scenario file (none if it is valid), relative file names in it
     resolved beside it; `OSError` if it cannot be read."""
     return _core.check(read_scenario(path), str(path.resolve().parent))
+
+
+def estimate_file(path: Path) -> tuple[str, str]:
+    """The memory and the results a valid scenario file's run is estimated to take, as text
+    ("120.0 MiB"): what `--max-memory` and `--max-output` are checked against."""
+    memory, output = _core.estimate(read_scenario(path), str(path.resolve().parent))
+    return format_bytes(memory), format_bytes(output)
+
+
+def format_bytes(b: int) -> str:
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if b >= scale:
+            return f"{b / scale:.1f} {unit}"
+    return f"{b / 1024:.1f} KiB"
 
 
 def scenario_hash(normalized_json: str) -> str:
@@ -141,7 +157,7 @@ def execute(
         )
     t1 = time.perf_counter()
     try:
-        while not run.step(STEP_EVENTS):
+        while not run.step(STEP_EVENTS, STEP_SECONDS):
             if timeout is not None and time.perf_counter() - t1 > timeout:
                 raise RunTimeout(
                     f"timed out after {timeout:g} s of wall time, at {run.now_s:.6g} of "

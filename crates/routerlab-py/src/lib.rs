@@ -51,6 +51,23 @@ fn normalize(text: &str, base_dir: Option<std::path::PathBuf>) -> PyResult<Strin
     Ok(sc.normalized_json())
 }
 
+/// The work a valid scenario implies: (bytes of memory, bytes of results), estimated as the
+/// limits check it; raises ValueError with the list of problems if the scenario is invalid.
+#[pyfunction]
+#[pyo3(signature = (text, base_dir=None))]
+fn estimate(text: &str, base_dir: Option<std::path::PathBuf>) -> PyResult<(u64, u64)> {
+    let mut sc = Scenario::parse(text).map_err(reject)?;
+    sc.base_dir = base_dir;
+    let e = routerlab::scenario::budget::estimate(&sc);
+    Ok((e.memory(), e.output()))
+}
+
+/// A size in bytes as scenarios write them ("64GB", "1.5MiB"), or None if it is not one.
+#[pyfunction]
+fn parse_bytes(text: &str) -> Option<u64> {
+    routerlab::units::parse_bytes(text)
+}
+
 /// A simulation being run.
 #[pyclass(module = "routerlab._core")]
 struct Run {
@@ -114,10 +131,30 @@ impl Run {
         self.sim.is_done()
     }
 
-    /// Process up to `max_events` events without holding the GIL; returns True when done.
-    fn step(&mut self, py: Python<'_>, max_events: u64) -> bool {
+    /// Process up to `max_events` events, or for about `max_seconds` of wall time, whichever
+    /// ends first, without holding the GIL; returns True when done. The time bound keeps a
+    /// stop (Ctrl-C, SIGTERM: handled between steps) prompt however slow the events are.
+    #[pyo3(signature = (max_events, max_seconds=0.1))]
+    fn step(&mut self, py: Python<'_>, max_events: u64, max_seconds: f64) -> bool {
+        // Events between looks at the clock: far apart enough to cost nothing.
+        const CHUNK: u64 = 1024;
         let sim = &mut self.sim;
-        py.detach(|| sim.step(max_events))
+        let deadline = std::time::Duration::from_secs_f64(max_seconds.clamp(0.0, 3600.0));
+        py.detach(|| {
+            let start = std::time::Instant::now();
+            let mut left = max_events;
+            while left > 0 {
+                let n = left.min(CHUNK);
+                if sim.step(n) {
+                    return true;
+                }
+                left -= n;
+                if start.elapsed() >= deadline {
+                    break;
+                }
+            }
+            false
+        })
     }
 
     /// Packet captures: `[(link name, pcap bytes)]`.
@@ -345,6 +382,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Run>()?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(ka_levels, m)?)?;
     m.add_function(wrap_pyfunction!(ka_indicators, m)?)?;

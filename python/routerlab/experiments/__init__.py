@@ -68,6 +68,10 @@ class ExperimentError(Exception):
     """An experiment file that cannot be run as written."""
 
 
+class RunFailed(Exception):
+    """One of an experiment's runs failed (raised, or killed its worker process)."""
+
+
 def available() -> dict[str, dict]:
     """Every experiment definition, by id (the file's stem)."""
     return {f.stem: _read(f) for f in sorted(experiments_dir().glob("*.toml"))}
@@ -237,9 +241,14 @@ def run_all(
     results = backends.run_batched(_run_batch, work, backend, jobs, client, scheduler)
     try:
         with contextlib.closing(results):
-            for first, _, runs in results:
+            for first, batch, runs in results:
                 if isinstance(runs, BaseException):
-                    raise runs
+                    ci, params, _, seed = batch[0]
+                    raise RunFailed(
+                        f"{exp['id']}: a run failed (configuration {ci} {params}, seed {seed}"
+                        f"{' or the others of its batch' if len(batch) > 1 else ''}): "
+                        f"{type(runs).__name__}: {runs}"
+                    ) from runs
                 done[first] = runs
                 if bar:
                     bar.update(len(runs))

@@ -7,16 +7,17 @@ order, tagged with the batch's place in the list; the caller makes the order det
 
 The function run on each batch must be importable by the workers (a module-level function of
 routerlab), and catch its own errors: a batch's result is a list, one entry per run. Where the
-task itself fails (a Dask worker dies), the exception stands in for that list.
+task itself fails (it raised, or its worker died), the exception stands in for that list.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterator
+
+from .pool import run_pool
 
 #: Backends by name.
 BACKENDS = ("local", "dask")
@@ -38,21 +39,6 @@ def batch_size(runs: int, workers: int, requested: int | None = None) -> int:
     return max(1, min(MAX_AUTO_BATCH, runs // (workers * BATCHES_PER_WORKER)))
 
 
-def batches(items: list, size: int) -> list[list]:
-    return [items[i : i + size] for i in range(0, len(items), size)]
-
-
-def _ignore_sigint() -> None:
-    # The parent alone handles Ctrl-C (and terminates the workers): one message, no traceback
-    # per worker.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _indexed(job):
-    fn, index, batch = job
-    return index, fn(batch)
-
-
 def workers(backend: str, jobs: int | None, client=None) -> int:
     """How many runs execute at once."""
     if jobs:
@@ -60,6 +46,11 @@ def workers(backend: str, jobs: int | None, client=None) -> int:
     if backend == "dask" and client is not None:
         return max(1, sum(client.nthreads().values()))
     return os.cpu_count() or 1
+
+
+def batches(items: list, size: int) -> list[tuple[int, list]]:
+    """(index of the first item, the items) for each batch of ``size``."""
+    return [(i, items[i : i + size]) for i in range(0, len(items), size)]
 
 
 def progress_bar(total: int, desc: str, progress: bool | None, leave: bool = True):
@@ -84,7 +75,8 @@ def run_batched(
     """Cut ``items`` into batches and run ``fn`` on each; yields (index of the batch's first
     item, the batch, fn's result or the exception that ended the task) as batches finish.
 
-    local: ``jobs`` processes (default: every core; 1 runs in this process). dask: on
+    local: ``jobs`` worker processes (default: every core; also for 1), so that a run that kills
+    its process (an abort, a signal) is reported as a `pool.WorkerDied` and the rest go on. dask: on
     ``client`` (a ``distributed.Client``), or a new client of the scheduler at ``scheduler``, or
     else a new ``LocalCluster`` with ``jobs`` single-threaded worker processes; a client made
     here is closed at the end. Close the generator (``contextlib.closing``) to stop early: the
@@ -98,27 +90,14 @@ def run_batched(
         size = batch_size(len(items), workers(backend, jobs, client), batch)
         work = batches(items, size)
         if backend == "local":
-            results = _local(fn, work, jobs or os.cpu_count() or 1)
+            results = run_pool(fn, work, jobs or os.cpu_count() or 1)
         else:
             results = _dask(fn, work, client)
         with contextlib.closing(results):
-            for i, outcome in results:
-                yield i * size, work[i], outcome
+            yield from results
     finally:
         if owned:
             close_client(client)
-
-
-def _local(fn, work: list[list], jobs: int) -> Iterator[tuple[int, list]]:
-    if jobs == 1 or len(work) <= 1:
-        for i, batch in enumerate(work):
-            yield i, fn(batch)
-        return
-    import multiprocessing as mp
-
-    jobs_list = [(fn, i, b) for i, b in enumerate(work)]
-    with mp.get_context("spawn").Pool(min(jobs, len(work)), initializer=_ignore_sigint) as pool:
-        yield from pool.imap_unordered(_indexed, jobs_list)
 
 
 def dask_client(client=None, scheduler: str | None = None, jobs: int | None = None):
@@ -151,19 +130,19 @@ def close_client(client) -> None:
         cluster.close()
 
 
-def _dask(fn, work: list[list], client) -> Iterator[tuple[int, list]]:
+def _dask(fn, work: list[tuple[int, list]], client) -> Iterator[tuple[int, list, object]]:
     from distributed import as_completed
 
     futures = {}
     try:
-        for i, batch in enumerate(work):
-            futures[client.submit(fn, batch, pure=False)] = i
+        for offset, batch in work:
+            futures[client.submit(fn, batch, pure=False)] = (offset, batch)
         for fut in as_completed(list(futures)):
             try:
                 result = fut.result()
             except Exception as e:  # the task itself failed: a worker died, say
                 result = e
-            yield futures[fut], result
+            yield (*futures[fut], result)
     finally:
         pending = [f for f in futures if not f.done()]
         if pending:

@@ -169,8 +169,9 @@ def _execute(spec, store, runs, todo, backend, jobs, client, scheduler, progress
         # Closed however the loop ends, so that an interrupt stops the workers at once.
         with contextlib.closing(results):
             for _, batch, outcome in results:
-                if isinstance(outcome, BaseException):  # the task died, not a run
-                    outcome = [(t.key, None, f"task failed: {outcome!r}") for t in batch]
+                if isinstance(outcome, BaseException):  # the task failed, or its worker died
+                    error = f"{type(outcome).__name__}: {outcome}"
+                    outcome = [(t.key, None, error) for t in batch]
                 failures += _record(store, runs, outcome)
                 if bar is not None:
                     bar.update(len(outcome))

@@ -20,7 +20,7 @@ import platform
 from pathlib import Path
 
 from .. import _core
-from ..output import AtomicDir, write_text_atomic
+from ..output import AtomicDir, remove_stale_temporaries, write_text_atomic
 from ..runner import RunResult, write_files
 from .spec import SweepError
 
@@ -62,6 +62,8 @@ class Store:
         """Start (or resume) the campaign: keep what an earlier manifest recorded of runs done
         or failed, and write the sweep's own files."""
         (self.root / "scenarios").mkdir(parents=True, exist_ok=True)
+        for d in (self.root, self.root / "runs", self.root / "scenarios"):
+            remove_stale_temporaries(d)
         old = self.read_manifest()
         if old and old.get("format") != FORMAT:
             raise SweepError(f"{self.manifest_path}: not a routerlab campaign manifest")
@@ -83,7 +85,7 @@ class Store:
     def record_run(self, key: str, entry: dict, result: RunResult, text: str) -> None:
         """Write one run's directory (atomically), then enter it in the manifest (in memory;
         `flush` writes the manifest)."""
-        with AtomicDir(self.run_dir(key), force=True) as d:
+        with AtomicDir(self.run_dir(key), force=True, clean=False) as d:  # cleaned in open
             write_files(result, d.path, text)
             (d.path / "params.json").write_text(json.dumps(entry, indent=2, sort_keys=True) + "\n")
             d.commit()

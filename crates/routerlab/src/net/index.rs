@@ -24,6 +24,9 @@ pub struct TopologyIndex<'a> {
     /// Per switch, its component of the switch-only graph (a node index; hosts map to
     /// themselves).
     component: Vec<u32>,
+    /// Per component (by its node index), the smallest MTU of a port between two of its
+    /// switches, that port, and whether every such port has that MTU.
+    core_mtu: Vec<Option<(u32, PortId, bool)>>,
 }
 
 impl<'a> TopologyIndex<'a> {
@@ -47,8 +50,21 @@ impl<'a> TopologyIndex<'a> {
                 parent[ra.max(rb) as usize] = ra.min(rb);
             }
         }
-        let component = (0..spec.nodes.len() as u32).map(|n| root(&mut parent, n)).collect();
-        TopologyIndex { spec, node_host, host_nodes, node_ports, component }
+        let component: Vec<u32> = (0..spec.nodes.len() as u32).map(|n| root(&mut parent, n)).collect();
+        let mut core_mtu: Vec<Option<(u32, PortId, bool)>> = vec![None; spec.nodes.len()];
+        for (i, l) in spec.links.iter().enumerate() {
+            if spec.nodes[l.a].kind == NodeKind::Switch && spec.nodes[l.b].kind == NodeKind::Switch {
+                for (port, mtu) in [(2 * i as u32, l.a_to_b.mtu), (2 * i as u32 + 1, l.b_to_a.mtu)] {
+                    let c = &mut core_mtu[component[l.a] as usize];
+                    *c = Some(match *c {
+                        None => (mtu, PortId(port), true),
+                        Some((m, _, _)) if mtu < m => (mtu, PortId(port), false),
+                        Some((m, p, same)) => (m, p, same && mtu == m),
+                    });
+                }
+            }
+        }
+        TopologyIndex { spec, node_host, host_nodes, node_ports, component, core_mtu }
     }
 
     pub fn host_count(&self) -> usize {
@@ -145,6 +161,42 @@ impl<'a> TopologyIndex<'a> {
             .iter()
             .map(|&p| self.far_end(p))
             .any(|n| self.node_host[n].is_none() && self.component[n] == c)
+    }
+
+    /// The smallest MTU a packet from host `s` to host `d` meets, and the port where, for a
+    /// pair that `reaches`: the sender's NIC, the last hop into `d`, and between switches —
+    /// when the path crosses a link between two — their MTU if all of them in that part of the
+    /// network have the same one. (Where they differ the middle is not checked here: a packet
+    /// too large for it is dropped there, counted as `frag_needed`.)
+    pub fn smallest_mtu(&self, s: HostId, d: HostId) -> Option<(u32, PortId)> {
+        let (s, d) = (self.host_nodes[s.idx()], self.host_nodes[d.idx()].idx());
+        let nic = *self.node_ports[s.idx()].first()?;
+        let mut smallest = (self.mtu(nic), nic);
+        let first = self.far_end(nic);
+        if first == d {
+            return Some(smallest);
+        }
+        // The port into d from a switch of the first switch's part of the network.
+        let c = self.component[first];
+        let last = self.node_ports[d]
+            .iter()
+            .map(|&p| PortId(p.0 ^ 1))
+            .find(|&p| self.node_host[self.ends(p).0].is_none() && self.component[self.ends(p).0] == c)?;
+        if self.mtu(last) < smallest.0 {
+            smallest = (self.mtu(last), last);
+        }
+        if self.ends(last).0 != first
+            && let Some((mtu, port, true)) = self.core_mtu[c as usize]
+            && mtu < smallest.0
+        {
+            smallest = (mtu, port);
+        }
+        Some(smallest)
+    }
+
+    fn mtu(&self, p: PortId) -> u32 {
+        let l = &self.spec.links[p.idx() / 2];
+        if p.0.is_multiple_of(2) { l.a_to_b.mtu } else { l.b_to_a.mtu }
     }
 }
 

@@ -30,7 +30,9 @@ pub fn host_addr(id: u32) -> [u8; 4] {
     (0x0a00_0000u32 + id + 1).to_be_bytes()
 }
 
-fn checksum(words: &[u8], initial: u32) -> u16 {
+/// The Internet checksum (RFC 1071) of `words`, big-endian 16-bit words, from the partial sum
+/// `initial` (a pseudo-header's): a header whose checksum field is right sums to 0.
+pub fn checksum(words: &[u8], initial: u32) -> u16 {
     let mut sum = initial;
     for c in words.chunks(2) {
         let w = if c.len() == 2 { u16::from_be_bytes([c[0], c[1]]) } else { u16::from_be_bytes([c[0], 0]) };

@@ -67,11 +67,13 @@ pub struct LinkDrops {
     pub link_down_drops: u64,
     /// Packets the stage refused before the queue (e.g. super-packet admission).
     pub stage_drops: u64,
+    /// Packets too large for the link with DF set (`DropCause::FragmentationNeeded`).
+    pub frag_needed_drops: u64,
 }
 
 impl LinkDrops {
     pub fn total(&self) -> u64 {
-        self.link_losses + self.link_down_drops + self.stage_drops
+        self.link_losses + self.link_down_drops + self.stage_drops + self.frag_needed_drops
     }
 }
 
@@ -483,6 +485,7 @@ impl Port {
                     self.fragments_ready = true;
                     break self.ready.pop_front();
                 }
+                self.link_drops.frag_needed_drops += 1;
                 drops.push((p, DropCause::FragmentationNeeded));
             },
         };

@@ -35,7 +35,7 @@ use crate::mechanisms::cp::{CpParams, CpQueue};
 use crate::mechanisms::taq::{TaqParams, TaqQueue};
 use crate::net::packet::PacketPool;
 use crate::rng::SimRng;
-use crate::units::{Rate, SimTime};
+use crate::units::{Rate, SimTime, Size};
 
 /// Why a packet was dropped (or cut). Counted per queue, and per cause in the results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -321,6 +321,23 @@ impl QueueSpec {
             QueueSpec::FqCodel(p) => AnyQdisc::FqCodel(FqCodel::new(*p, rng)),
             QueueSpec::Cp(data, p) => AnyQdisc::Cp(Box::new(CpQueue::new(data.build(rng, rate), *p, rate))),
             QueueSpec::Taq(p) => AnyQdisc::Taq(Box::new(TaqQueue::new(*p, rate))),
+        }
+    }
+
+    /// Where the limit is in bytes: the key that sets it (under the queue's table) and the
+    /// bytes.
+    pub fn byte_limit(&self) -> Option<(&'static str, u64)> {
+        let limit = match self {
+            QueueSpec::DropTail(p) => p.limit,
+            QueueSpec::Red(p) => p.limit,
+            QueueSpec::Taq(p) => p.limit,
+            QueueSpec::Cp(data, _) => return data.byte_limit().map(|(_, b)| ("data.limit", b)),
+            QueueSpec::FqCodel(p) => return Some(("memory_limit", p.memory_limit_bytes)),
+            QueueSpec::Sfq(_) => return None,
+        };
+        match limit {
+            Size::Bytes(b) => Some(("limit", b)),
+            Size::Packets(_) => None,
         }
     }
 

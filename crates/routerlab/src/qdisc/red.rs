@@ -1,17 +1,23 @@
 //! RED: Random Early Detection (Floyd & Jacobson, "Random Early Detection Gateways for
 //! Congestion Avoidance", IEEE/ACM ToN 1993), with gentle mode (Floyd, 2000) and ECN marking
-//! (RFC 3168 §7).
+//! (RFC 3168 §7), as ns-2's `red.cc` runs it (and ns-3's `RedQueueDisc`, which follows it).
 //!
 //! On every arrival the average queue is updated, `avg ← (1 − w_q)·avg + w_q·q`; after an idle
 //! period the average decays as if `m` small packets had been sent, `avg ← (1 − w_q)^m · avg`,
 //! with m = idle time / the transmission time of a typical packet (§11 of the paper). The queue
 //! is idle whenever it is empty: an arrival that is dropped into an empty queue leaves it idle,
 //! and a new idle period starts at once (Linux does so when its dequeue finds the queue empty
-//! after the drop), so the average keeps decaying while flows wait for their timers. Then:
+//! after the drop), so the average keeps decaying while flows wait for their timers. Then, if
+//! the arrival finds at least `early_min_queue` packets waiting (ns-2's `qlen > 1`: RED does
+//! not drop into a nearly empty queue, however high its lagging average):
 //! - `avg < min_th`: enqueue;
-//! - `min_th ≤ avg < max_th`: p_b = max_p·(avg − min_th)/(max_th − min_th), and with uniform
-//!   spacing (the paper's "count") p_a = p_b / (1 − count·p_b); the arrival is dropped — or,
-//!   if it is ECN-capable and `ecn` is on, marked CE — with probability p_a;
+//! - `min_th ≤ avg < max_th`: p_b = max_p·(avg − min_th)/(max_th − min_th), spread by the count
+//!   of arrivals since the last drop (the paper's uniform spacing); the arrival is dropped —
+//!   or, if it is ECN-capable and `ecn` is on, marked CE — with probability p_a. With `wait`
+//!   (ns-2's `wait_`, on by default there and in ns-3) p_a = 0 until count·p_b reaches 1, then
+//!   p_b/(2 − count·p_b): drops come 1/p_b to 2/p_b arrivals apart. Without it p_a = p_b/(1 −
+//!   count·p_b) (the paper's): 1 to 1/p_b apart. The first arrival after the average enters
+//!   the region only starts the count;
 //! - `max_th ≤ avg < 2·max_th` in gentle mode: p_b rises linearly from max_p to 1;
 //! - above that (or above max_th without gentle mode): drop every arrival (`harddrop`, ns-2's
 //!   behaviour and RFC 3168 §7's advice for a persistently full queue); without `harddrop`,
@@ -21,7 +27,9 @@
 //!
 //! Parameters and defaults (ns-2's RED defaults, which most papers used): `min_th` 5 packets,
 //! `max_th` 15 packets (3 × min_th, as Floyd recommends), `max_p` 0.1, `w_q` 0.002, gentle on,
-//! ECN off, hard drop on. Thresholds and `limit` in packets or bytes (byte mode compares bytes).
+//! `wait` on, `early_min_queue` 2, ECN off, hard drop on. Linux's `sch_red` is `wait` off,
+//! `early_min_queue` 0, `harddrop` off. Thresholds and `limit` in packets or bytes (byte mode
+//! compares bytes).
 //!
 //! Counters: early drops (`Early`), ECN marks, overflow drops.
 
@@ -43,6 +51,10 @@ pub struct RedParams {
     pub ecn: bool,
     /// Above the marking region, drop ECN-capable arrivals too (ns-2); off: mark them (Linux).
     pub harddrop: bool,
+    /// ns-2's `wait_`: at least 1/p_b arrivals between early drops (see the module).
+    pub wait: bool,
+    /// Packets an arrival must find waiting for RED to drop or mark it (ns-2: 2).
+    pub early_min_queue: u32,
 }
 
 impl RedParams {
@@ -57,6 +69,10 @@ impl RedParams {
             gentle: true,
             ecn: false,
             harddrop: true,
+            // ns-2's `Queue/RED set wait_ true` (ns-default.tcl); ns-3's `Wait` is true too.
+            wait: true,
+            // ns-2's `red.cc` (and ns-3's `nQueued > 1`): no drop into a nearly empty queue.
+            early_min_queue: 2,
         }
     }
 }
@@ -66,8 +82,10 @@ pub struct Red {
     p: RedParams,
     fifo: PacketFifo,
     avg: f64,
-    /// Arrivals since the last drop/mark while in the early-drop region (-1: none yet).
-    count: i64,
+    /// Arrivals since the last early drop or mark (ns-2's `count`).
+    count: u64,
+    /// The last arrival found the average in the drop region (ns-2's `old`).
+    in_region: bool,
     /// When the queue went idle (None while busy).
     idle_since: Option<SimTime>,
     /// Transmission time of a typical (1500-byte) packet, for the idle decay.
@@ -88,7 +106,8 @@ impl Red {
             fifo: PacketFifo::default(),
             p,
             avg: 0.0,
-            count: -1,
+            count: 0,
+            in_region: false,
             idle_since: Some(SimTime::ZERO),
             typical_tx,
             rng,
@@ -175,39 +194,51 @@ impl Red {
         }
     }
 
-    /// Update the average, then enqueue, mark or drop the arrival.
-    fn admit(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict {
-        self.update_avg(now);
-        let len = pool.get(pkt).ip_len() as u64;
-        let early = match self.p_b() {
-            Some(pb) if pb <= 0.0 => {
-                self.count = -1;
-                false
-            }
-            Some(pb) => {
-                self.count += 1;
-                let pa =
-                    if self.count as f64 * pb >= 1.0 { 1.0 } else { pb / (1.0 - self.count as f64 * pb) };
-                if self.rng.bernoulli(pa) {
-                    self.count = 0;
-                    true
-                } else {
-                    false
-                }
-            }
-            None if !self.p.harddrop => {
-                self.count = 0;
-                true
-            }
-            None => {
-                self.count = 0;
-                self.stats.count_drop(DropCause::Early);
-                return Verdict::Dropped(pkt, DropCause::Early);
+    /// p_a: p_b spread by the count of arrivals since the last drop (ns-2's `modify_p`).
+    fn spaced(&self, pb: f64) -> f64 {
+        let c = self.count as f64 * pb;
+        let pa = match self.p.wait {
+            true if c < 1.0 => 0.0,
+            true if c < 2.0 => pb / (2.0 - c),
+            false if c < 1.0 => pb / (1.0 - c),
+            _ => 1.0,
+        };
+        pa.min(1.0)
+    }
+
+    /// Whether the arrival is dropped or marked early: None: no; Some(forced) — forced above
+    /// the marking region (where `harddrop` drops even ECN-capable arrivals).
+    fn early(&mut self, waiting: usize) -> Option<bool> {
+        self.count += 1;
+        let pb = match self.p_b() {
+            Some(pb) if pb > 0.0 && waiting >= self.p.early_min_queue as usize => pb,
+            None if waiting >= self.p.early_min_queue as usize => return Some(true),
+            _ => {
+                self.in_region = false;
+                return None;
             }
         };
-        if early {
+        if !self.in_region {
+            // The average has just entered the region: start counting.
+            self.in_region = true;
+            self.count = 1;
+            return None;
+        }
+        if self.rng.bernoulli(self.spaced(pb)) {
+            self.count = 0;
+            return Some(false);
+        }
+        None
+    }
+
+    /// Update the average, then enqueue, mark or drop the arrival.
+    fn admit(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> Verdict {
+        let waiting = self.fifo.len();
+        self.update_avg(now);
+        let len = pool.get(pkt).ip_len() as u64;
+        if let Some(forced) = self.early(waiting) {
             let p = pool.get_mut(pkt);
-            if self.p.ecn && p.ip.ecn().is_ect() {
+            if self.p.ecn && p.ip.ecn().is_ect() && !(forced && self.p.harddrop) {
                 p.ip.set_ecn(Ecn::Ce);
                 self.stats.ecn_marks += 1;
             } else {
@@ -240,35 +271,62 @@ mod tests {
     }
 
     /// With w_q = 1 the average is the instantaneous queue: hold the queue at `q` packets and
-    /// offer many arrivals; the fraction dropped follows the RED curve through Floyd's count
-    /// rule, p_a = p_b/(1 − count·p_b): the number X of arrivals from one drop to the next has
-    /// P(X ≥ k) = (1 − k·p_b)/(1 − p_b) (a telescoping product), so the fraction is 1/E[X].
-    fn expected_fraction(pb: f64) -> f64 {
+    /// offer many arrivals; the fraction dropped is 1/E[X], X the arrivals from one drop to the
+    /// next, whose survival function is the product of (1 − p_a(count)) over the counts —
+    /// p_a by ns-2's rule, with or without `wait`.
+    fn expected_fraction(pb: f64, wait: bool) -> f64 {
         if pb == 0.0 {
             return 0.0;
         }
-        let mean_gap: f64 =
-            (1..).map(|k| (1.0 - k as f64 * pb) / (1.0 - pb)).take_while(|&x| x > 0.0).sum::<f64>().max(1.0);
+        let pa = |count: f64| {
+            let c = count * pb;
+            let p = match wait {
+                true if c < 1.0 => 0.0,
+                true if c < 2.0 => pb / (2.0 - c),
+                false if c < 1.0 => pb / (1.0 - c),
+                _ => 1.0,
+            };
+            f64::min(p, 1.0)
+        };
+        let (mut survive, mut mean_gap) = (1.0, 0.0);
+        for k in 1.. {
+            mean_gap += survive; // P(X ≥ k)
+            survive *= 1.0 - pa(k as f64);
+            if survive <= 0.0 {
+                break;
+            }
+        }
         1.0 / mean_gap
     }
 
-    fn drop_fraction(q: usize, gentle: bool) -> (f64, Option<f64>) {
-        let mut pool = PacketPool::new();
-        let params = RedParams { w_q: 1.0, gentle, ..RedParams::with_limit(Size::Packets(1000)) };
+    fn red_holding(q: usize, params: RedParams, pool: &mut PacketPool) -> Red {
         let mut red = Red::new(params, SimRng::new(1, StreamId::Qdisc(0)), SimTime::from_us(12));
-        let mut drops = Vec::new();
         for _ in 0..q {
-            let id = pkt(&mut pool, Ecn::NotEct);
-            red.fifo.push(SimTime::ZERO, id, &mut pool);
+            let id = pkt(pool, Ecn::NotEct);
+            red.fifo.push(SimTime::ZERO, id, pool);
         }
         red.idle_since = None;
+        red
+    }
+
+    /// (fraction dropped, p_b, smallest number of arrivals from one drop to the next).
+    fn drop_fraction(q: usize, gentle: bool, wait: bool) -> (f64, Option<f64>, u64) {
+        let mut pool = PacketPool::new();
+        let params = RedParams { w_q: 1.0, gentle, wait, ..RedParams::with_limit(Size::Packets(1000)) };
+        let mut red = red_holding(q, params, &mut pool);
+        let mut drops = Vec::new();
         let n = 200_000;
-        let mut dropped = 0;
+        let (mut dropped, mut since, mut min_gap) = (0, 0u64, u64::MAX);
         for _ in 0..n {
             let id = pkt(&mut pool, Ecn::NotEct);
+            since += 1;
             match red.enqueue(SimTime(1), id, &mut pool, &mut drops) {
                 Verdict::Dropped(p, _) => {
                     dropped += 1;
+                    if dropped > 1 {
+                        min_gap = min_gap.min(since);
+                    }
+                    since = 0;
                     pool.free(p);
                 }
                 _ => {
@@ -279,34 +337,61 @@ mod tests {
                 }
             }
         }
-        (dropped as f64 / n as f64, red.p_b())
+        (dropped as f64 / n as f64, red.p_b(), min_gap)
     }
 
     #[test]
-    fn drop_probability_follows_the_red_curve() {
-        for q in [4usize, 7, 10, 13] {
-            let (f, pb) = drop_fraction(q, false);
-            let pb = pb.unwrap();
-            let expect = expected_fraction(pb);
-            assert!((f - expect).abs() < 0.01 + 0.05 * expect, "q={q}: {f} vs {expect} (p_b {pb})");
+    fn drop_probability_follows_the_red_curve_with_and_without_wait() {
+        for wait in [false, true] {
+            for q in [7usize, 10, 13] {
+                let (f, pb, min_gap) = drop_fraction(q, false, wait);
+                let pb = pb.unwrap();
+                let expect = expected_fraction(pb, wait);
+                assert!((f - expect).abs() < 0.01 + 0.05 * expect, "q={q} wait={wait}: {f} vs {expect}");
+                // With wait, drops are at least 1/p_b arrivals apart.
+                if wait {
+                    assert!(min_gap as f64 >= (1.0 / pb).floor(), "q={q}: gap {min_gap}, p_b {pb}");
+                } else {
+                    assert!(min_gap < (1.0 / pb).floor() as u64, "q={q}: gap {min_gap}, p_b {pb}");
+                }
+            }
         }
+        // wait spaces drops out: fewer of them at the same average.
+        assert!(drop_fraction(10, false, true).0 < 0.75 * drop_fraction(10, false, false).0);
         // Above max_th without gentle mode: everything dropped.
-        assert_eq!(drop_fraction(16, false).0, 1.0);
+        assert_eq!(drop_fraction(16, false, true).0, 1.0);
         // Gentle: between max_th and 2·max_th p_b rises from max_p to 1 (avg 20 → p_b = 0.4).
-        let (f, pb) = drop_fraction(20, true);
+        let (f, pb, _) = drop_fraction(20, true, false);
         assert!((pb.unwrap() - 0.4).abs() < 1e-9);
-        let expect = expected_fraction(0.4);
+        let expect = expected_fraction(0.4, false);
         assert!((expect - 0.75).abs() < 1e-12);
         assert!((f - expect).abs() < 0.02, "{f} vs {expect}");
-        assert_eq!(drop_fraction(31, true).0, 1.0);
+        assert_eq!(drop_fraction(31, true, true).0, 1.0);
+    }
+
+    /// However high the (lagging) average, an arrival that finds fewer than `early_min_queue`
+    /// packets waiting is neither dropped nor marked (ns-2's `qlen > 1`); with 0, it is.
+    #[test]
+    fn a_nearly_empty_queue_is_not_dropped_into() {
+        for (min_queue, waiting, dropped) in [(2, 0, false), (2, 1, false), (2, 2, true), (0, 0, true)] {
+            let params =
+                RedParams { early_min_queue: min_queue, ..RedParams::with_limit(Size::Packets(100)) };
+            let mut pool = PacketPool::new();
+            let mut red = red_holding(waiting, params, &mut pool);
+            red.avg = 40.0; // above 2·max_th: a forced drop where RED drops at all
+            let id = pkt(&mut pool, Ecn::NotEct);
+            let v = red.enqueue(SimTime(1), id, &mut pool, &mut Vec::new());
+            assert_eq!(matches!(v, Verdict::Dropped(..)), dropped, "{min_queue} {waiting}");
+        }
     }
 
     #[test]
     fn ecn_capable_arrivals_are_marked_instead_of_dropped() {
         let mut pool = PacketPool::new();
-        let params = RedParams { w_q: 1.0, ecn: true, ..RedParams::with_limit(Size::Packets(1000)) };
+        let params =
+            RedParams { w_q: 1.0, max_p: 1.0, ecn: true, ..RedParams::with_limit(Size::Packets(1000)) };
         let mut red = Red::new(params, SimRng::new(1, StreamId::Qdisc(0)), SimTime::from_us(12));
-        for _ in 0..12 {
+        for _ in 0..15 {
             let id = pkt(&mut pool, Ecn::Ect0);
             red.enqueue(SimTime(0), id, &mut pool, &mut Vec::new());
         }
@@ -364,8 +449,9 @@ mod tests {
     #[test]
     fn a_dropped_arrival_does_not_end_the_idle_period() {
         let mut pool = PacketPool::new();
+        // Linux's rule: RED drops into an empty queue too.
         let mut red = Red::new(
-            RedParams::with_limit(Size::Packets(100)),
+            RedParams { early_min_queue: 0, ..RedParams::with_limit(Size::Packets(100)) },
             SimRng::new(1, StreamId::Qdisc(0)),
             SimTime::from_us(12),
         );

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::schema::{
-    Cc, ConnectMode, CubicCc, DctcpCc, DupAckFilterName, ForwardingName, KaStage, KickAssCc, Link, LinkState,
-    PermutationPattern, Queue, RcpStage, RecoveryName, RttModelName, SpOccupancyName, SpStage, SpVariantName,
-    TaqDropName, Topology, Transport, Workload,
+    Cc, ConnectMode, CubicCc, CubicModelName, DctcpCc, DupAckFilterName, ForwardingName, KaStage, KickAssCc,
+    Link, LinkState, PermutationPattern, Queue, RcpStage, RecoveryName, RttModelName, SpOccupancyName,
+    SpStage, SpVariantName, TaqDropName, Topology, Transport, Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Starts, Threshold};
 use super::{Scenario, ScenarioError};
@@ -23,12 +23,13 @@ use crate::mechanisms::taq::admission::AdmissionParams;
 use crate::mechanisms::taq::{TaqDrop, TaqParams};
 use crate::net::forwarding::ForwardingPolicy;
 use crate::net::index::TopologyIndex;
+use crate::net::packet::{IPV4_HEADER_BYTES, TCP_HEADER_BYTES};
 use crate::net::stage::StageSpec;
 use crate::net::{DirSpec, NodeKind, TopologySpec};
 use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
 use crate::rng::{SimRng, StreamId};
 use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec, SpSenderSpec};
-use crate::tcp::cc::{CcConfig, CubicParams, DctcpParams, HystartParams};
+use crate::tcp::cc::{CcConfig, CubicModel, CubicParams, DctcpParams, HystartParams};
 use crate::tcp::{DelayedAck, MptcpConfig, Recovery, RtoParams, RttModel, TcpConfig};
 use crate::topology::{self, BuiltTopology, DumbbellParams, FatTreeParams, ParkingLotParams, StarParams};
 use crate::units::{Rate, SimTime, Size};
@@ -54,6 +55,10 @@ impl Default for CubicCc {
             fast_convergence: p.fast_convergence,
             alpha_beyond_wmax: p.alpha_beyond_wmax,
             hystart: p.hystart.enabled,
+            model: match p.model {
+                CubicModel::Rfc9438 => CubicModelName::Rfc9438,
+                CubicModel::Linux => CubicModelName::Linux,
+            },
         }
     }
 }
@@ -131,6 +136,10 @@ impl Transport {
                     fast_convergence: p.fast_convergence,
                     alpha_beyond_wmax: p.alpha_beyond_wmax,
                     hystart: HystartParams { enabled: p.hystart, ..HystartParams::default() },
+                    model: match p.model {
+                        CubicModelName::Rfc9438 => CubicModel::Rfc9438,
+                        CubicModelName::Linux => CubicModel::Linux,
+                    },
                 }),
                 Cc::Dctcp(p) => {
                     CcConfig::Dctcp(DctcpParams { g: p.g, alpha_init: p.alpha_init, min_cwnd: p.min_cwnd })
@@ -332,6 +341,8 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
             red.gentle = r.gentle.unwrap_or(red.gentle);
             red.ecn = r.ecn.unwrap_or(red.ecn);
             red.harddrop = r.harddrop.unwrap_or(red.harddrop);
+            red.wait = r.wait.unwrap_or(red.wait);
+            red.early_min_queue = r.early_min_queue.unwrap_or(red.early_min_queue);
             QueueSpec::Red(red)
         }
         Queue::Sfq(s) => {
@@ -473,6 +484,15 @@ fn dir(link: &Link, path: &str, p: &mut Problems) -> DirSpec {
     let mtu = link.mtu.unwrap_or(DEFAULT_MTU);
     check_mtu(mtu, path, p);
     let queue = link.queue.as_ref().map_or(DEFAULT_QUEUE, |q| queue_spec(q, &format!("{path}.queue"), p));
+    // A buffer holds at least one packet: one as large as the link carries.
+    if let Some((key, bytes)) = queue.byte_limit()
+        && bytes < mtu as u64
+    {
+        p.at(
+            format!("{path}.queue.{key}"),
+            format!("{bytes} B cannot hold one full-size packet of this link ({mtu} B, its MTU)"),
+        );
+    }
     let stages: Vec<&str> =
         [("sp", link.sp.is_some()), ("ka", link.ka.is_some()), ("rcp", link.rcp.is_some())]
             .into_iter()
@@ -947,9 +967,41 @@ fn build_explicit(e: &super::schema::Explicit, p: &mut Problems) -> Option<Built
             );
         }
     }
+    check_connected(&spec, e, p);
     let pairs =
         e.pairs.as_ref().map_or(Vec::new(), |v| v.iter().map(|[a, b]| (a.clone(), b.clone())).collect());
     Some(BuiltTopology { spec, pairs })
+}
+
+/// A topology is one network: a part that no link joins to the rest is a mistake, even when
+/// no flow would cross it. Reported once per separate part, at its first node.
+fn check_connected(spec: &TopologySpec, e: &super::schema::Explicit, p: &mut Problems) {
+    let mut part: Vec<usize> = (0..spec.nodes.len()).collect();
+    fn root(part: &mut [usize], mut n: usize) -> usize {
+        while part[n] != n {
+            part[n] = part[part[n]];
+            n = part[n];
+        }
+        n
+    }
+    for l in &spec.links {
+        let (a, b) = (root(&mut part, l.a), root(&mut part, l.b));
+        part[a.max(b)] = a.min(b);
+    }
+    let mut seen = std::collections::BTreeSet::from([0]);
+    for n in 1..spec.nodes.len() {
+        if root(&mut part, n) != 0 && seen.insert(root(&mut part, n)) {
+            let name = &spec.nodes[n].name;
+            let j = e.nodes.iter().position(|x| x.name == *name).unwrap_or(n);
+            p.at(
+                format!("topology.node[{j}]"),
+                format!(
+                    "\"{name}\" is not linked, directly or through others, to \"{}\"",
+                    spec.nodes[0].name
+                ),
+            );
+        }
+    }
 }
 
 /// A short description of the hosts, for error messages.
@@ -1072,6 +1124,41 @@ impl<'a> Names<'a> {
             );
         }
         ok
+    }
+
+    /// Check that a full segment of `tcp` fits every link from each sender to its receiver
+    /// (TCP sets DF and routerlab does no path MTU discovery); reports the first that does
+    /// not. Kick-Ass leaves DF clear (§IV-C of its paper): its segments may be fragmented.
+    fn check_segments_fit(
+        &self,
+        pairs: impl IntoIterator<Item = (HostId, HostId)>,
+        tcp: &TcpConfig,
+        path: &str,
+        p: &mut Problems,
+    ) {
+        if matches!(tcp.cc, CcConfig::ExplicitRate(KaEndpoint { protocol: RateProtocol::KickAss, .. })) {
+            return;
+        }
+        let packet = IPV4_HEADER_BYTES + TCP_HEADER_BYTES + tcp.mss;
+        let misfit = pairs.into_iter().find_map(|(s, d)| {
+            let (mtu, port) = self.index.smallest_mtu(s, d)?;
+            (packet > mtu).then_some((s, d, mtu, port))
+        });
+        if let Some((s, d, mtu, port)) = misfit {
+            p.at(
+                path,
+                format!(
+                    "a full segment ({packet} B: mss {} and 40 B of headers) does not fit the {mtu}-byte \
+                     MTU of {} on the way from {} to {}; lower transport.mss to {} or less, or raise \
+                     the link's mtu",
+                    tcp.mss,
+                    self.index.port_name(port),
+                    self.index.host_name(s),
+                    self.index.host_name(d),
+                    mtu.saturating_sub(IPV4_HEADER_BYTES + TCP_HEADER_BYTES),
+                ),
+            );
+        }
     }
 
     fn link(&self, name: &str, path: &str, p: &mut Problems) -> Option<PortId> {
@@ -1236,10 +1323,12 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                 if s.is_empty() || d.is_empty() {
                     return Vec::new();
                 }
-                (0..s.len().max(d.len()))
+                let pairs: Vec<(HostId, HostId)> = (0..s.len().max(d.len()))
                     .map(|k| (s[k % s.len()], d[k % d.len()]))
                     .filter(|&(a, b)| names.reachable(a, b, &path, p))
-                    .collect()
+                    .collect();
+                names.check_segments_fit(pairs.iter().copied(), &tcp, &path, p);
+                pairs
             };
         match w {
             Workload::Bulk(_) | Workload::Fixed(_) => {
@@ -1308,9 +1397,12 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                 positive(ic.rounds, &format!("{path}.rounds"), &mut p);
                 let Some(receiver) = receiver else { continue };
                 let senders: Vec<HostId> = senders.into_iter().filter(|&s| s != receiver).collect();
-                for &s in &senders {
-                    names.reachable(s, receiver, &path, &mut p);
-                }
+                let reached: Vec<HostId> = senders
+                    .iter()
+                    .copied()
+                    .filter(|&s| names.reachable(s, receiver, &path, &mut p))
+                    .collect();
+                names.check_segments_fit(reached.iter().map(|&s| (s, receiver)), &tcp, &path, &mut p);
                 if senders.is_empty() {
                     p.at(format!("{path}.senders"), "no sender other than the receiver");
                 }
@@ -1350,6 +1442,13 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                         .map(|(i, &j)| (hosts[i], hosts[j]))
                         .collect(),
                     PermutationPattern::Pairs => {
+                        if n % 2 == 1 {
+                            p.at(
+                                format!("{path}.hosts"),
+                                format!("pattern = \"pairs\" pairs hosts off: {n} hosts would leave one out"),
+                            );
+                            continue;
+                        }
                         shuffled(n, &mut rng).chunks_exact(2).map(|c| (hosts[c[0]], hosts[c[1]])).collect()
                     }
                     PermutationPattern::Stride => {
@@ -1395,6 +1494,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                 for &(a, b) in &pairs {
                     names.reachable(a, b, &path, &mut p);
                 }
+                names.check_segments_fit(pairs.iter().copied(), &tcp, &path, &mut p);
                 let spec = StaticFlows {
                     flows: pairs.len() as u32,
                     pairs,
@@ -1411,11 +1511,12 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                 let clients = names.hosts(&Some(wb.clients.clone()), &path, "clients", 0, &mut p);
                 let servers = names.hosts(&Some(wb.servers.clone()), &path, "servers", 0, &mut p);
                 positive(wb.parallel, &format!("{path}.parallel"), &mut p);
-                for &s in &servers {
-                    for &c in &clients {
-                        names.reachable(s, c, &path, &mut p);
-                    }
-                }
+                let pairs: Vec<(HostId, HostId)> = servers
+                    .iter()
+                    .flat_map(|&s| clients.iter().map(move |&c| (s, c)))
+                    .filter(|&(s, c)| names.reachable(s, c, &path, &mut p))
+                    .collect();
+                names.check_segments_fit(pairs, &tcp, &path, &mut p);
                 if p.0.len() == before {
                     generators.push((
                         g,
@@ -1435,7 +1536,9 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                 }
             }
             Workload::Csv(c) => {
-                for (s, d, start, size) in read_csv(&c.file, sc.base_dir.as_deref(), &path, &names, &mut p) {
+                let rows = read_csv(&c.file, sc.base_dir.as_deref(), &path, &names, &mut p);
+                names.check_segments_fit(rows.iter().map(|r| (r.0, r.1)), &tcp, &path, &mut p);
+                for (s, d, start, size) in rows {
                     flows.push(FlowSpec::new(s, d, start, size, tcp, g));
                 }
             }

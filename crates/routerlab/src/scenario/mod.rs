@@ -3,6 +3,7 @@
 ```text
 text ──toml──▶ ScenarioFile (serde, unknown keys refused, units parsed)
      ──resolve transport overrides──▶ Scenario
+     ──estimate the work (memory, output) against the limits──▶
      ──build (names, topology, reachability)──▶ SimSpec
 ```
 
@@ -14,6 +15,7 @@ The *normalized* scenario (every default filled in, canonical units, seed remove
 scenario hash is computed over: two files that mean the same run hash the same.
 */
 
+pub mod budget;
 mod build;
 mod paths;
 pub mod schema;
@@ -126,8 +128,19 @@ impl Scenario {
         Ok((sc, spec))
     }
 
-    /// Build the simulation spec (names resolved, topology checked, workloads expanded).
+    /// Build the simulation spec (names resolved, topology checked, workloads expanded),
+    /// within the limits the environment sets ([`budget::Limits::from_env`]).
     pub fn to_spec(&self) -> Result<SimSpec, Vec<ScenarioError>> {
+        self.to_spec_within(&budget::Limits::from_env().map_err(|e| vec![e])?)
+    }
+
+    /// Build the simulation spec if the work it implies ([`budget::estimate`]) is within
+    /// `limits`: nothing large is allocated before that is known.
+    pub fn to_spec_within(&self, limits: &budget::Limits) -> Result<SimSpec, Vec<ScenarioError>> {
+        let errs = budget::estimate(self).check(limits);
+        if !errs.is_empty() {
+            return Err(errs);
+        }
         build::build(self)
     }
 

@@ -21,6 +21,12 @@ pub fn join(a: &str, b: &str) -> String {
     }
 }
 
+/// A key as a path shows it: bare if TOML allows it bare, else quoted (`""`, `"a b"`).
+fn key_name(key: &str) -> String {
+    let bare = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare { key.to_string() } else { format!("{key:?}") }
+}
+
 /// An error message that carries an inner path.
 pub fn at<E: serde::de::Error>(path: &str, msg: impl std::fmt::Display) -> E {
     E::custom(format!("{MARK}{path}{MARK}{msg}"))
@@ -47,8 +53,12 @@ pub fn split(path: &str, msg: &str) -> (String, String) {
             String::new()
         };
         // serde_path_to_error already appended the key to the path.
-        let full = if path.ends_with(key) { path.to_string() } else { join(path, key) };
-        return (full, format!("unknown key{hint}"));
+        let base = if path == key {
+            ""
+        } else {
+            path.strip_suffix(key).and_then(|p| p.strip_suffix('.')).unwrap_or(path)
+        };
+        return (join(base, &key_name(key)), format!("unknown key{hint}"));
     }
     if let Some(rest) = msg.strip_prefix("missing field `")
         && let Some((key, _)) = rest.split_once('`')

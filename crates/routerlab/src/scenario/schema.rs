@@ -427,6 +427,10 @@ pub struct RedQueue {
     pub ecn: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub harddrop: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_min_queue: Option<u32>,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, PartialEq)]
@@ -591,6 +595,16 @@ pub struct CubicCc {
     pub alpha_beyond_wmax: f64,
     /// HyStart (Linux's), with Linux's constants.
     pub hystart: bool,
+    /// The window update's arithmetic: RFC 9438's, or Linux's in whole segments.
+    pub model: CubicModelName,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CubicModelName {
+    #[default]
+    Rfc9438,
+    Linux,
 }
 
 /// Kick-Ass's endpoint parameters.

@@ -67,6 +67,13 @@ fn unknown_key_at_top_level_and_in_a_workload() {
     assert!(first_error(&format!("{GOOD}\n[bogus]\nx = 1\n")).starts_with("bogus: unknown key"));
     let src = GOOD.replace("flows = 4", "flows = 4\nbogus = 1");
     assert!(first_error(&src).starts_with("workload[0].bogus: unknown key"), "{}", first_error(&src));
+    // A key that is not bare is quoted, so that even an empty one has a path (found by
+    // `cargo fuzz`: `['']` gave a message without one).
+    assert!(first_error(&format!("{GOOD}\n['']\n")).starts_with("\"\": unknown key"));
+    let src = GOOD.replace("flows = 4", "flows = 4\n\"a b\" = 1");
+    assert!(first_error(&src).starts_with("workload[0].\"a b\": unknown key"), "{}", first_error(&src));
+    let src = GOOD.replace("[transport]", "[transport]\ns = 1");
+    assert!(first_error(&src).starts_with("transport.s: unknown key"), "{}", first_error(&src));
 }
 
 #[test]
@@ -180,6 +187,7 @@ link = [
   { between = ["h1", "sw"], rate = "1Gbps", delay = "1us" },
   { between = ["h2", "sw"], rate = "1Gbps", delay = "1us" },
   { between = ["h3", "island"], rate = "1Gbps", delay = "1us" },
+  { between = ["island", "sw"], rate = "1Gbps", delay = "1us" },
 ]
 [[workload]]
 kind = "bulk"
@@ -218,13 +226,12 @@ fn explicit_topology_problems_have_paths() {
         "{:?}",
         errors(&two_links)
     );
-    let disconnected = EXPLICIT.replace("dst = \"h2\"", "dst = \"h3\"");
-    assert!(
-        errors(&disconnected)
-            .iter()
-            .any(|e| e.starts_with("workload[0]: no path from h1 to h3 (the topology is disconnected)")),
-        "{:?}",
-        errors(&disconnected)
+    // A separate part is refused even when no flow crosses it.
+    let island =
+        EXPLICIT.replace("  { between = [\"island\", \"sw\"], rate = \"1Gbps\", delay = \"1us\" },\n", "");
+    assert_eq!(
+        errors(&island),
+        ["topology.node[2]: \"h3\" is not linked, directly or through others, to \"h1\""]
     );
     let no_pairs = EXPLICIT.replace("src = \"h1\"\ndst = \"h2\"\n", "");
     assert!(
@@ -818,4 +825,59 @@ fn a_workload_that_stops_before_it_starts_is_refused() {
 fn a_missing_topology_is_reported_at_its_path() {
     let e = first_error("[run]\nduration = \"1s\"\n");
     assert!(e.starts_with("topology: "), "{e}");
+}
+
+#[test]
+fn a_pairs_permutation_over_an_odd_number_of_hosts_is_refused() {
+    let perm = |hosts: &str| {
+        format!("{GOOD}\n[[workload]]\nkind = \"permutation\"\npattern = \"pairs\"\nhosts = {hosts}\n")
+    };
+    assert_eq!(
+        first_error(&perm(r#"["s0", "s1", "r0"]"#)),
+        "workload[2].hosts: pattern = \"pairs\" pairs hosts off: 3 hosts would leave one out"
+    );
+    let (_, spec) = Scenario::load(&perm(r#"["s0", "s1", "r0", "r1"]"#)).unwrap();
+    assert_eq!(spec.flows.iter().filter(|f| f.group == 2).count(), 2);
+}
+
+#[test]
+fn a_segment_larger_than_an_mtu_on_its_path_is_refused() {
+    let jumbo = |access_mtu: &str, bottleneck_mtu: &str, transport: &str| {
+        GOOD.replace(r#"delay = "1ms" }"#, &format!(r#"delay = "1ms"{access_mtu} }}"#))
+            .replace(r#"limit = "100pkts" }"#, &format!(r#"limit = "100pkts" }}{bottleneck_mtu}"#))
+            .replace("min_rto = \"200ms\"", &format!("min_rto = \"200ms\"\n{transport}"))
+    };
+    // At the bottleneck, between the two switches.
+    let e = errors(&jumbo(", mtu = 9000", "", "mss = 8960"));
+    assert!(
+        e[0].starts_with(
+            "workload[0]: a full segment (9000 B: mss 8960 and 40 B of headers) does not fit the \
+             1500-byte MTU of left->right on the way from s0 to r0; lower transport.mss to 1460"
+        ),
+        "{e:?}"
+    );
+    assert_eq!(e.len(), 2, "one report per workload: {e:?}");
+    // At the sender's NIC.
+    let e = first_error(&jumbo("", ", mtu = 9000", "mss = 8960"));
+    assert!(e.contains("1500-byte MTU of s0->left"), "{e}");
+    // Every link large enough; or a Kick-Ass flow, which leaves DF clear for routers to
+    // fragment; or an MSS that fits exactly.
+    assert!(errors(&jumbo(", mtu = 9000", ", mtu = 9000", "mss = 8960")).is_empty());
+    assert!(errors(&jumbo(", mtu = 9000", "", "mss = 8960\ncc = \"kick-ass\"")).is_empty());
+    assert!(errors(&jumbo("", "", "mss = 1460")).is_empty());
+    assert!(first_error(&jumbo("", "", "mss = 1461")).contains("lower transport.mss to 1460"));
+}
+
+#[test]
+fn a_byte_buffer_holds_a_full_size_packet() {
+    let buffer = |queue: &str| GOOD.replace(r#"{ kind = "droptail", limit = "100pkts" }"#, queue);
+    assert_eq!(
+        first_error(&buffer(r#"{ kind = "droptail", limit = "1B" }"#)),
+        "topology.bottleneck.queue.limit: 1 B cannot hold one full-size packet of this link (1500 B, its MTU)"
+    );
+    assert!(
+        first_error(&buffer(r#"{ kind = "cp", data = { kind = "red", limit = "1499B" } }"#))
+            .starts_with("topology.bottleneck.queue.data.limit: 1499 B cannot hold")
+    );
+    assert!(errors(&buffer(r#"{ kind = "droptail", limit = "1500B" }"#)).is_empty());
 }

@@ -23,6 +23,7 @@ transfer it started has been completely delivered.
 #[cfg(routerlab_event_cycles)]
 pub mod cycles;
 mod measure;
+pub mod probe;
 mod results;
 mod sampling;
 
@@ -350,7 +351,11 @@ impl Simulation {
         if let Some(interval) = spec.output.timeseries {
             let flows = match &spec.output.timeseries_flows {
                 Some(ids) => ids.iter().map(|&i| ConnId(i)).collect(),
-                None => (0..sim.conns.len() as u32).map(ConnId).collect(),
+                // Every TCP flow known before the run (not CBR's UDP streams).
+                None => (0..sim.conns.len() as u32)
+                    .map(ConnId)
+                    .filter(|&c| tcp_ends(&sim.conns[c.idx()].carrier, &sim.mptcp).is_some())
+                    .collect(),
             };
             sim.flow_sampler = Some(FlowSampler::new(interval, flows));
             if interval <= sim.end {

@@ -23,6 +23,10 @@
 //!   ACK train has spanned the path), or when the least RTT of the round's first 8 samples
 //!   exceeds the minimum by clamp(min/8, 4 ms, 16 ms) (the queue has begun to grow).
 //!
+//! `model = Linux` ([`CubicModel::Linux`]) runs Linux's own arithmetic instead, in whole segments
+//! (as ns-3's `TcpCubic` does): its target is W_cubic(t + delay_min) truncated, so below W_max a
+//! window grows at least one segment per RTT where the real-valued curve flattens out.
+//!
 //! Real-valued state uses `f64` with `libm`, so results are identical on every platform.
 
 use super::newreno::reno_increase;
@@ -58,6 +62,20 @@ impl Default for HystartParams {
     }
 }
 
+/// Which arithmetic the window update follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CubicModel {
+    /// RFC 9438 in real numbers: the target W_cubic(t + SRTT), cwnd grows smoothly towards it.
+    #[default]
+    Rfc9438,
+    /// Linux's `tcp_cubic.c` (`bictcp_update`, `tcp_cong_avoid_ai`), which ns-3's `TcpCubic`
+    /// follows: windows in whole segments, the target W_cubic(t + delay_min) truncated to a
+    /// segment, cwnd grown by one segment every cnt = cwnd/(target − cwnd) segments acked
+    /// (at least 2; 100·cwnd at or above the target), the Reno-friendly estimate counted in
+    /// ACKs and reached through cnt, and W_max and ssthresh from cwnd in whole segments.
+    Linux,
+}
+
 /// CUBIC's parameters, with RFC 9438's values as defaults.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CubicParams {
@@ -70,6 +88,7 @@ pub struct CubicParams {
     /// Reno-friendly additive increase once W_est ≥ W_max (RFC 9438 §4.3: 1; Linux: α_cubic).
     pub alpha_beyond_wmax: f64,
     pub hystart: HystartParams,
+    pub model: CubicModel,
 }
 
 impl Default for CubicParams {
@@ -80,6 +99,7 @@ impl Default for CubicParams {
             fast_convergence: true,
             alpha_beyond_wmax: 1.0,
             hystart: HystartParams::default(),
+            model: CubicModel::Rfc9438,
         }
     }
 }
@@ -127,6 +147,23 @@ pub struct Cubic {
     /// The least RTT seen (Linux's `delay_min`), for HyStart.
     delay_min: Option<SimTime>,
     hystart: Hystart,
+    /// `CubicModel::Linux`'s state, in whole segments.
+    linux: LinuxState,
+}
+
+/// Linux's `struct bictcp` fields that the real-valued model does without.
+#[derive(Clone, Copy, Debug, Default)]
+struct LinuxState {
+    /// `bic_origin_point`: the plateau of the current epoch.
+    origin: u64,
+    /// `ack_cnt`: segments acked in this epoch not yet turned into `tcp_cwnd` growth.
+    ack_cnt: u64,
+    /// `tcp_cwnd`: the Reno-friendly estimate.
+    tcp_cwnd: u64,
+    /// `snd_cwnd_cnt`: segments acked towards the next whole segment of cwnd.
+    cwnd_cnt: u64,
+    /// Bytes acked short of a whole segment.
+    bytes: u64,
 }
 
 impl Cubic {
@@ -141,6 +178,7 @@ impl Cubic {
             reno_acc: 0,
             delay_min: None,
             hystart: Hystart::default(),
+            linux: LinuxState::default(),
         }
     }
 
@@ -198,8 +236,83 @@ impl Cubic {
         self.p.c * d * d * d + self.w_max
     }
 
+    /// Linux's `bictcp_update` then `tcp_cong_avoid_ai`, in whole segments.
+    fn linux_update(&mut self, w: &mut Window, ack: &AckSample) {
+        let lx = &mut self.linux;
+        lx.bytes += ack.delivered_bytes;
+        let acked = lx.bytes / w.mss;
+        lx.bytes %= w.mss;
+        if acked == 0 {
+            return;
+        }
+        let cwnd = (w.cwnd / w.mss).max(1);
+        let last_max = self.w_max as u64;
+        let start = match self.epoch_start {
+            Some(e) => {
+                lx.ack_cnt += acked;
+                e
+            }
+            None => {
+                lx.ack_cnt = acked;
+                lx.tcp_cwnd = cwnd;
+                if last_max <= cwnd {
+                    self.k = 0.0;
+                    lx.origin = cwnd;
+                } else {
+                    self.k = libm::cbrt((last_max - cwnd) as f64 / self.p.c);
+                    lx.origin = last_max;
+                }
+                *self.epoch_start.insert(ack.now)
+            }
+        };
+        let t = (ack.now - start + self.delay_min.unwrap_or(SimTime::ZERO)).as_secs_f64();
+        let offs = (t - self.k).abs();
+        let delta = libm::floor(self.p.c * offs * offs * offs).min(u32::MAX as f64) as u64;
+        let target = if t < self.k { lx.origin.saturating_sub(delta) } else { lx.origin + delta };
+        let mut cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100 * cwnd };
+        if last_max == 0 && cnt > 20 {
+            cnt = 20; // the first epoch grows at least 5 % per RTT
+        }
+        // TCP friendliness: tcp_cwnd gains a segment every cwnd·beta_scale/8 segments acked,
+        // beta_scale = 8(1 + β)/(3(1 − β)) in Linux's integer form.
+        let b = (self.p.beta * 1024.0) as u64;
+        let beta_scale = 8 * (1024 + b) / 3 / (1024 - b).max(1);
+        let per = ((cwnd * beta_scale) >> 3).max(1);
+        while lx.ack_cnt > per {
+            lx.ack_cnt -= per;
+            lx.tcp_cwnd += 1;
+        }
+        if lx.tcp_cwnd > cwnd {
+            cnt = cnt.min(cwnd / (lx.tcp_cwnd - cwnd));
+        }
+        let cnt = cnt.max(2);
+        // tcp_cong_avoid_ai(tp, cnt, acked)
+        if lx.cwnd_cnt >= cnt {
+            lx.cwnd_cnt = 0;
+            w.cwnd += w.mss;
+        }
+        lx.cwnd_cnt += acked;
+        if lx.cwnd_cnt >= cnt {
+            let more = lx.cwnd_cnt / cnt;
+            lx.cwnd_cnt -= more * cnt;
+            w.cwnd += more * w.mss;
+        }
+    }
+
     /// Remember the window before a reduction (with fast convergence).
     fn on_reduction(&mut self, w: &Window) {
+        if self.p.model == CubicModel::Linux {
+            // bictcp_recalc_ssthresh, in whole segments.
+            let cwnd = w.cwnd / w.mss;
+            let b = (self.p.beta * 1024.0) as u64;
+            self.w_max = if self.p.fast_convergence && (cwnd as f64) < self.w_max {
+                ((cwnd * (1024 + b)) / 2048) as f64
+            } else {
+                cwnd as f64
+            };
+            self.epoch_start = None;
+            return;
+        }
         let cwnd = w.cwnd as f64 / w.mss as f64;
         self.w_max = if self.p.fast_convergence && cwnd < self.w_max {
             cwnd * (1.0 + self.p.beta) / 2.0
@@ -227,6 +340,10 @@ impl CongestionControl for Cubic {
         }
         if w.in_slow_start() {
             reno_increase(w, &mut self.reno_acc, ack.delivered_bytes);
+            return;
+        }
+        if self.p.model == CubicModel::Linux {
+            self.linux_update(w, ack);
             return;
         }
         let mss = w.mss as f64;
@@ -263,6 +380,10 @@ impl CongestionControl for Cubic {
 
     fn ssthresh_on_loss(&mut self, w: &Window, _now: SimTime, in_flight: u64) -> u64 {
         self.on_reduction(w);
+        if self.p.model == CubicModel::Linux {
+            let b = (self.p.beta * 1024.0) as u64;
+            return (w.cwnd / w.mss * b / 1024).max(2) * w.mss;
+        }
         ((in_flight as f64 * self.p.beta) as u64).max(2 * w.mss)
     }
 
@@ -308,6 +429,66 @@ mod tests {
         let cwnd = w.cwnd as f64 / mss as f64;
         // The target leads by one RTT, so at t ≈ K − RTT the window is close to the plateau.
         assert!((95.0..=101.0).contains(&cwnd), "cwnd {cwnd} segments at t ≈ K");
+    }
+
+    fn linux() -> Cubic {
+        Cubic::new(CubicParams { model: CubicModel::Linux, ..CubicParams::default() })
+    }
+
+    /// Linux's reduction in whole segments: ssthresh = ⌊cwnd·717/1024⌋ segments, W_max the
+    /// window before it, or ⌊cwnd·1741/2048⌋ by fast convergence when the flow lost ground.
+    #[test]
+    fn linux_model_reduces_in_whole_segments() {
+        let mut cc = linux();
+        let mss = 1000;
+        let w = Window { cwnd: 101 * mss + 500, ssthresh: 0, mss };
+        assert_eq!(cc.ssthresh_on_loss(&w, SimTime::ZERO, w.cwnd), 70 * mss); // ⌊101·0.7⌋
+        assert_eq!(cc.w_max, 101.0);
+        let lower = Window { cwnd: 90 * mss, ..w };
+        cc.ssthresh_on_loss(&lower, SimTime::ZERO, lower.cwnd);
+        assert_eq!(cc.w_max, (90 * 1741 / 2048) as f64);
+    }
+
+    /// The window moves in whole segments; below the plateau it gains at least one segment in
+    /// every window of ACKs once the (truncated) target is a segment above it, and never more
+    /// than half a window per window (cnt ≥ 2).
+    #[test]
+    fn linux_model_grows_in_whole_segments_at_most_half_a_window_per_round() {
+        let mut cc = linux();
+        let mss = 1000;
+        let mut w = Window { cwnd: 100 * mss, ssthresh: 0, mss };
+        w.ssthresh = cc.ssthresh_on_loss(&w, SimTime::ZERO, w.cwnd);
+        w.cwnd = w.ssthresh;
+        let mut t = SimTime::ZERO;
+        for _ in 0..100 {
+            let before = w.cwnd;
+            for _ in 0..w.cwnd / mss {
+                cc.on_ack(&mut w, &ack(t, mss));
+                assert_eq!(w.cwnd % mss, 0, "whole segments");
+            }
+            assert!(w.cwnd <= before + before / 2);
+            t += SimTime::from_ms(100);
+        }
+        // After 10 s (K ≈ 4.2 s) the window is past the old plateau of 100.
+        assert!(w.cwnd > 100 * mss, "{}", w.cwnd / mss);
+    }
+
+    /// Before any loss (no W_max) Linux grows at least 5 % per round (cnt ≤ 20).
+    #[test]
+    fn linux_model_first_epoch_grows_five_percent_per_round() {
+        let mut cc = linux();
+        let mss = 1000;
+        let mut w = Window { cwnd: 100 * mss, ssthresh: 100 * mss, mss };
+        for _ in 0..100 {
+            cc.on_ack(&mut w, &ack(SimTime::ZERO, mss));
+        }
+        assert!(w.cwnd >= 105 * mss, "{}", w.cwnd / mss);
+        let mut rfc = Cubic::new(CubicParams::default());
+        let mut v = Window { cwnd: 100 * mss, ssthresh: 100 * mss, mss };
+        for _ in 0..100 {
+            rfc.on_ack(&mut v, &ack(SimTime::ZERO, mss));
+        }
+        assert!(v.cwnd < w.cwnd, "RFC 9438 starts at its plateau: {}", v.cwnd / mss);
     }
 
     /// Slow start from 20 segments (above HyStart's low window), one ACK every `gap`, each

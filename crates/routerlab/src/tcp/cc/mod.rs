@@ -15,7 +15,7 @@ mod dctcp;
 mod lia;
 mod newreno;
 
-pub use cubic::{Cubic, CubicParams, HystartParams};
+pub use cubic::{Cubic, CubicModel, CubicParams, HystartParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use lia::{Lia, LiaCoupling, lia_alpha};
 pub use newreno::NewReno;
