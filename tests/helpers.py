@@ -47,7 +47,8 @@ def interrupt_while_writing(
     args: list[str], parent: Path, settle: float, sig: int = signal.SIGINT
 ) -> tuple[int, str]:
     """Start ``routerlab ARGS`` writing into ``parent``, wait until its temporary output
-    directory exists and then ``settle`` seconds more, send ``sig``; (exit status, stderr)."""
+    directory exists and then ``settle`` seconds more, send ``sig``; (exit status, stderr).
+    The seconds from the signal to the exit are left in ``interrupt_while_writing.took``."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "routerlab", *args],
         stdout=subprocess.PIPE,
@@ -64,6 +65,8 @@ def interrupt_while_writing(
         assert time.monotonic() < deadline
         time.sleep(0.05)
     time.sleep(settle)
+    t0 = time.monotonic()
     os.kill(proc.pid, sig)
     _, err = proc.communicate(timeout=60)
+    interrupt_while_writing.took = time.monotonic() - t0
     return proc.returncode, err

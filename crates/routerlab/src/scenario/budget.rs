@@ -102,6 +102,11 @@ impl Estimate {
         self.items.push(Item { path: path.into(), what, memory, output });
     }
 
+    /// `count` things ("timeseries rows") costing `(memory, output)` bytes each.
+    fn add_each(&mut self, path: impl Into<String>, count: u64, what: &str, (memory, output): (u64, u64)) {
+        self.add(path, format!("{count} {what}"), count.saturating_mul(memory), count.saturating_mul(output));
+    }
+
     /// The problems of a scenario over `limits`: each at the field that costs the most.
     pub fn check(&self, limits: &Limits) -> Vec<ScenarioError> {
         let mut errs = Vec::new();
@@ -289,55 +294,29 @@ pub fn estimate(sc: &Scenario) -> Estimate {
             Workload::Csv(_) => "file",
             Workload::Cbr(_) => "rate",
         };
-        e.add(
-            format!("workload[{i}].{field}"),
-            format!("{n} connections"),
-            n.saturating_mul(FLOW_BYTES),
-            n.saturating_mul(RESULT_ROW_BYTES),
-        );
+        e.add_each(format!("workload[{i}].{field}"), n, "connections", (FLOW_BYTES, RESULT_ROW_BYTES));
     }
     let duration = f.run.duration.0;
     let o = &f.output;
     if let Some(iv) = o.timeseries {
         let n = o.timeseries_flows.as_ref().map_or(flows, |v| v.len() as u64);
         let rows = samples(duration, iv.0).saturating_mul(n);
-        let (m, d) = TIMESERIES_ROW_BYTES;
-        e.add(
-            "output.timeseries",
-            format!("{rows} timeseries rows"),
-            rows.saturating_mul(m),
-            rows.saturating_mul(d),
-        );
+        e.add_each("output.timeseries", rows, "timeseries rows", TIMESERIES_ROW_BYTES);
     }
     if let Some(iv) = o.queues {
         let n = o.queue_links.as_ref().map_or(ports, |v| v.len() as u64);
         let rows = samples(duration, iv.0).saturating_mul(n);
-        let (m, d) = QUEUE_ROW_BYTES;
-        e.add(
-            "output.queues",
-            format!("{rows} queue samples"),
-            rows.saturating_mul(m),
-            rows.saturating_mul(d),
-        );
+        e.add_each("output.queues", rows, "queue samples", QUEUE_ROW_BYTES);
     }
     if let Some(sl) = o.fairness_slice {
-        let rows = samples(duration, sl.0);
-        let (m, d) = SMALL_ROW_BYTES;
-        e.add(
-            "output.fairness_slice",
-            format!("{rows} fairness slices"),
-            rows.saturating_mul(m),
-            rows.saturating_mul(d),
-        );
+        e.add_each("output.fairness_slice", samples(duration, sl.0), "fairness slices", SMALL_ROW_BYTES);
     }
     for (i, probe) in o.latency.iter().enumerate() {
-        let rows = probe.max_samples as u64;
-        let (m, d) = SMALL_ROW_BYTES;
-        e.add(
+        e.add_each(
             format!("output.latency[{i}].max_samples"),
-            format!("{rows} latency samples"),
-            rows.saturating_mul(m),
-            rows.saturating_mul(d),
+            probe.max_samples as u64,
+            "latency samples",
+            SMALL_ROW_BYTES,
         );
     }
     if !o.pcap.is_empty() {
@@ -348,12 +327,7 @@ pub fn estimate(sc: &Scenario) -> Estimate {
         let packets = o.pcap_max_packets.min(sendable).saturating_mul(o.pcap.len() as u64);
         let snap = o.pcap_snaplen.max(20) as u64;
         let (m, d) = PCAP_RECORD_BYTES;
-        e.add(
-            "output.pcap_max_packets",
-            format!("{packets} captured packets"),
-            packets.saturating_mul(m + snap),
-            packets.saturating_mul(d + snap),
-        );
+        e.add_each("output.pcap_max_packets", packets, "captured packets", (m + snap, d + snap));
     }
     e
 }

@@ -109,6 +109,7 @@ impl Default for Transport {
             delayed_ack_count: d.delayed_ack.unwrap_or(da).count,
             delayed_ack_timeout: PositiveDuration(d.delayed_ack.unwrap_or(da).timeout),
             rcv_buf: ByteSize(d.rcv_buf),
+            initial_ssthresh: d.initial_ssthresh.map(ByteSize),
             ecn: d.ecn,
             pacing: d.pacing,
             cp: d.cp,
@@ -182,6 +183,7 @@ impl Transport {
                 .delayed_ack
                 .then_some(DelayedAck { count: self.delayed_ack_count, timeout: self.delayed_ack_timeout.0 }),
             rcv_buf: self.rcv_buf.0,
+            initial_ssthresh: self.initial_ssthresh.map(|b| b.0),
             ecn: self.ecn,
             pacing: self.pacing,
             cp: self.cp,
@@ -200,6 +202,11 @@ impl Transport {
         }
         if self.init_cwnd == 0 {
             err("init_cwnd", "must be at least 1 segment".into());
+        }
+        if let Some(b) = self.initial_ssthresh
+            && b.0 < 2 * self.mss as u64
+        {
+            err("initial_ssthresh", format!("{} B is below two segments ({} B)", b.0, 2 * self.mss));
         }
         // RFC 7323 §5.4 asks for 1 ms to 1 s per tick; Linux also offers 1 µs. A finer clock
         // would wrap its 32 bits within a run's round trips.

@@ -675,6 +675,9 @@ pub struct Transport {
     pub delayed_ack_count: u32,
     pub delayed_ack_timeout: PositiveDuration,
     pub rcv_buf: ByteSize,
+    /// The slow-start threshold a connection starts with (none: unbounded, as Linux).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<ByteSize>,
     pub ecn: bool,
     pub pacing: bool,
     /// CP endpoints: PACK on a cut segment, resend on a PACK.

@@ -881,3 +881,18 @@ fn a_byte_buffer_holds_a_full_size_packet() {
     );
     assert!(errors(&buffer(r#"{ kind = "droptail", limit = "1500B" }"#)).is_empty());
 }
+
+#[test]
+fn an_initial_ssthresh_is_at_least_two_segments_and_reaches_the_socket() {
+    let with = |v: &str| {
+        GOOD.replace("min_rto = \"200ms\"", &format!("min_rto = \"200ms\"\ninitial_ssthresh = \"{v}\""))
+    };
+    assert_eq!(
+        first_error(&with("1000B")),
+        "transport.initial_ssthresh: 1000 B is below two segments (2920 B)"
+    );
+    let (_, spec) = Scenario::load(&with("65535B")).unwrap();
+    assert_eq!(spec.flows[0].tcp.initial_ssthresh, Some(65_535));
+    let (_, spec) = Scenario::load(GOOD).unwrap();
+    assert_eq!(spec.flows[0].tcp.initial_ssthresh, None);
+}

@@ -115,6 +115,9 @@ pub struct TcpConfig {
     pub delayed_ack: Option<DelayedAck>,
     /// Receive buffer, advertised as the window (bytes).
     pub rcv_buf: u64,
+    /// The slow-start threshold a connection starts with, bytes (None: unbounded, as Linux
+    /// and RFC 5681 §3.1 "arbitrarily high"; ns-3 before 3.26 started from 65 535).
+    pub initial_ssthresh: Option<u64>,
     /// Negotiate ECN (RFC 3168). DCTCP turns it on itself.
     pub ecn: bool,
     /// Pace transmissions at the rate the controller gives (or cwnd/SRTT scaled, see
@@ -165,6 +168,7 @@ impl Default for TcpConfig {
             lost_retransmit_detection: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,
+            initial_ssthresh: None,
             ecn: false,
             pacing: false,
             cp: false,

@@ -254,7 +254,11 @@ impl TcpSocket {
             app_closed: false,
             fin_sent: false,
             rwnd: cfg.rcv_buf,
-            win: Window { cwnd: cfg.init_cwnd as u64 * mss, ssthresh: u64::MAX, mss },
+            win: Window {
+                cwnd: cfg.init_cwnd as u64 * mss,
+                ssthresh: cfg.initial_ssthresh.unwrap_or(u64::MAX),
+                mss,
+            },
             prr: Prr::default(),
             cc: cfg.cc.build(),
             rtt: RttEstimator::new(cfg.rto),
@@ -1837,6 +1841,16 @@ mod tests {
     /// PRR's send count, on its own: while the pipe is above ssthresh, cwnd = pipe + ⌈delivered ·
     /// ssthresh / RecoverFS⌉ − out; below it, the slow-start reduction bound lets the pipe
     /// catch up by the data delivered plus one segment, never past ssthresh.
+    /// A connection starts with the configured slow-start threshold, and leaves slow start there.
+    #[test]
+    fn the_initial_ssthresh_ends_slow_start() {
+        let s = TcpSocket::new(TcpConfig { initial_ssthresh: Some(4000), ..cfg() }, 1, 2);
+        assert_eq!(s.ssthresh(), 4000);
+        assert!(TcpSocket::new(cfg(), 1, 2).ssthresh() == u64::MAX);
+        let w = Window { cwnd: 4000, ssthresh: 4000, mss: 1000 };
+        assert!(!w.in_slow_start());
+    }
+
     #[test]
     fn prr_update_follows_rfc6937() {
         let mut s = TcpSocket::new(cfg(), 1, 2);
