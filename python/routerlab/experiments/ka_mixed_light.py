@@ -17,6 +17,9 @@ CURVES = (
     ("TCP no KA", "tcp-only", "tcp"),
     ("TCP shared", "mixed", "tcp"),
     ("KA shared", "mixed", "other"),
+    # The TCP clients as ns-3.1x ran TCP by default, beside Kick-Ass clients.
+    ("ns-3.1x TCP shared", "mixed-ns3", "tcp"),
+    ("KA beside ns-3.1x TCP", "mixed-ns3", "other"),
 )
 
 
@@ -35,6 +38,9 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
             mean["TCP shared"][s] / mean["TCP no KA"][s] for s in seeds
         ),
         "tcp_over_ka_shared": mean_ci(mean["TCP shared"][s] / mean["KA shared"][s] for s in seeds),
+        "tcp_ns3_over_ka_shared": mean_ci(
+            mean["ns-3.1x TCP shared"][s] / mean["KA beside ns-3.1x TCP"][s] for s in seeds
+        ),
     }
     rows = defaultdict(list)
     for label, _, _ in CURVES:
