@@ -540,6 +540,10 @@ def test_the_limits_are_flags_and_validate_reports_the_estimate(tmp_path: Path):
     assert "--max-output" in out.stderr
     env = {**os.environ, "ROUTERLAB_MAX_MEMORY": "1GB"}
     assert routerlab("validate", str(sc), env=env).returncode == 2
+    # `run` is held to the same limit, before anything is written.
+    out_dir = tmp_path / "out"
+    ran = routerlab("run", str(sc), "--max-memory", "1GB", "--out", str(out_dir))
+    assert ran.returncode == 2 and "output.timeseries:" in ran.stderr and not out_dir.exists()
     bad = routerlab("validate", str(sc), "--max-memory", "lots")
     assert bad.returncode == 2 and "'lots' is not a size in bytes" in bad.stderr
 

@@ -70,14 +70,7 @@ def estimate_file(path: Path) -> tuple[str, str]:
     """The memory and the results a valid scenario file's run is estimated to take, as text
     ("120.0 MiB"): what `--max-memory` and `--max-output` are checked against."""
     memory, output = _core.estimate(read_scenario(path), str(path.resolve().parent))
-    return format_bytes(memory), format_bytes(output)
-
-
-def format_bytes(b: int) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20)):
-        if b >= scale:
-            return f"{b / scale:.1f} {unit}"
-    return f"{b / 1024:.1f} KiB"
+    return _core.format_bytes(memory), _core.format_bytes(output)
 
 
 def scenario_hash(normalized_json: str) -> str:

@@ -51,6 +51,12 @@ fn normalize(text: &str, base_dir: Option<std::path::PathBuf>) -> PyResult<Strin
     Ok(sc.normalized_json())
 }
 
+/// A size as the limits' messages write it: "41.2 GiB".
+#[pyfunction]
+fn format_bytes(bytes: u64) -> String {
+    routerlab::scenario::budget::bytes(bytes)
+}
+
 /// The work a valid scenario implies: (bytes of memory, bytes of results), estimated as the
 /// limits check it; raises ValueError with the list of problems if the scenario is invalid.
 #[pyfunction]
@@ -384,6 +390,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(normalize, m)?)?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(format_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(ka_levels, m)?)?;
     m.add_function(wrap_pyfunction!(ka_indicators, m)?)?;

@@ -201,7 +201,7 @@ impl<'a> TopologyIndex<'a> {
 }
 
 /// Union-find root of `n`, halving the path on the way.
-fn root(parent: &mut [u32], mut n: u32) -> u32 {
+pub(crate) fn root(parent: &mut [u32], mut n: u32) -> u32 {
     while parent[n as usize] != n {
         parent[n as usize] = parent[parent[n as usize] as usize];
         n = parent[n as usize];

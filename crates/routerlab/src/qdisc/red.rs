@@ -210,9 +210,10 @@ impl Red {
     /// the marking region (where `harddrop` drops even ECN-capable arrivals).
     fn early(&mut self, waiting: usize) -> Option<bool> {
         self.count += 1;
+        let spared = waiting < self.p.early_min_queue as usize;
         let pb = match self.p_b() {
-            Some(pb) if pb > 0.0 && waiting >= self.p.early_min_queue as usize => pb,
-            None if waiting >= self.p.early_min_queue as usize => return Some(true),
+            Some(pb) if pb > 0.0 && !spared => pb,
+            None if !spared => return Some(true),
             _ => {
                 self.in_region = false;
                 return None;

@@ -13,8 +13,6 @@
 //! like `"64GB"`, set by the CLI's `--max-memory`/`--max-output` — and default to half of this
 //! machine's memory.
 
-use std::fmt::Write;
-
 use super::schema::{Topology, Workload};
 use super::{Scenario, ScenarioError};
 use crate::units::{self, SimTime};
@@ -109,35 +107,47 @@ impl Estimate {
 
     /// The problems of a scenario over `limits`: each at the field that costs the most.
     pub fn check(&self, limits: &Limits) -> Vec<ScenarioError> {
-        let mut errs = Vec::new();
-        for (name, total, limit, cost, var) in [
-            ("memory", self.memory(), limits.memory, (|i: &Item| i.memory) as fn(&Item) -> u64, "memory"),
-            ("output", self.output(), limits.output, |i: &Item| i.output, "output"),
-        ] {
-            if total <= limit {
-                continue;
-            }
-            let mut items: Vec<&Item> = self.items.iter().filter(|i| cost(i) > 0).collect();
-            items.sort_by_key(|i| std::cmp::Reverse(cost(i)));
-            let mut parts = String::new();
-            for i in items.iter().take(3) {
-                let sep = if parts.is_empty() { "" } else { "; " };
-                let _ = write!(parts, "{sep}{}: {}", i.what, bytes(cost(i)));
-            }
-            let verb = if name == "memory" { "needs about" } else { "would write about" };
-            let what = if name == "memory" { "of memory" } else { "of results" };
-            errs.push(ScenarioError::at(
-                items.first().map_or("", |i| i.path.as_str()),
-                format!(
-                    "this scenario {verb} {} {what} ({parts}), over the limit of {} (half this \
-                     machine's memory unless set; raise it with --max-{var} or ROUTERLAB_MAX_{})",
-                    bytes(total),
-                    bytes(limit),
-                    var.to_uppercase(),
-                ),
-            ));
+        let memory =
+            self.over(self.memory(), limits.memory, |i| i.memory, "needs about", "of memory", "memory");
+        let output = self.over(
+            self.output(),
+            limits.output,
+            |i| i.output,
+            "would write about",
+            "of results",
+            "output",
+        );
+        memory.into_iter().chain(output).collect()
+    }
+
+    /// The problem of a `total` over `limit`, at the item costing the most by `cost`.
+    fn over(
+        &self,
+        total: u64,
+        limit: u64,
+        cost: fn(&Item) -> u64,
+        verb: &str,
+        what: &str,
+        flag: &str,
+    ) -> Option<ScenarioError> {
+        if total <= limit {
+            return None;
         }
-        errs
+        let mut items: Vec<&Item> = self.items.iter().filter(|i| cost(i) > 0).collect();
+        items.sort_by_key(|i| std::cmp::Reverse(cost(i)));
+        let parts: Vec<String> =
+            items.iter().take(3).map(|i| format!("{}: {}", i.what, bytes(cost(i)))).collect();
+        Some(ScenarioError::at(
+            items.first().map_or("", |i| i.path.as_str()),
+            format!(
+                "this scenario {verb} {} {what} ({}), over the limit of {} (half this machine's memory \
+                 unless set; raise it with --max-{flag} or ROUTERLAB_MAX_{})",
+                bytes(total),
+                parts.join("; "),
+                bytes(limit),
+                flag.to_uppercase(),
+            ),
+        ))
     }
 }
 
@@ -403,5 +413,31 @@ kind = "bulk"
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert!(errs[0].starts_with("output.pcap_max_packets: this scenario would write about"), "{errs:?}");
         assert!(errs[0].contains("--max-output"), "{errs:?}");
+    }
+
+    /// The counts the estimate derives from each topology's parameters are those the topology
+    /// is built with.
+    #[test]
+    fn shapes_match_the_built_topologies() {
+        let link = r#"{ rate = "1Gbps", delay = "1ms" }"#;
+        let topologies = [
+            format!("kind = \"dumbbell\"\npairs = 3\naccess = {link}\nbottleneck = {link}"),
+            format!("kind = \"star\"\nsenders = 5\nreceivers = 2\naccess = {link}\nbottleneck = {link}"),
+            format!("kind = \"parking_lot\"\nrouters = 4\npairs = 2\ncross = 3\nlink = {link}\naccess = {link}"),
+            format!("kind = \"parking_lot\"\nrouters = 4\ncross_hops = [2]\nlink = {link}\naccess = {link}"),
+            format!("kind = \"fat_tree\"\nk = 4\nlink = {link}"),
+        ];
+        for t in topologies {
+            let src = format!("[run]\nduration = \"1s\"\n[topology]\n{t}\n");
+            let sc = Scenario::parse(&src).unwrap();
+            let built = sc.to_spec().unwrap().topology;
+            let hosts = built.hosts().count() as u64;
+            let s = shape(&sc.file.topology);
+            assert_eq!(
+                (s.hosts, s.switches, s.links),
+                (hosts, built.nodes.len() as u64 - hosts, built.links.len() as u64),
+                "{t}"
+            );
+        }
     }
 }

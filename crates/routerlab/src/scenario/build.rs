@@ -22,7 +22,7 @@ use crate::mechanisms::sp::{SpEpoch, SpOccupancy, SpParams, SpVariant};
 use crate::mechanisms::taq::admission::AdmissionParams;
 use crate::mechanisms::taq::{TaqDrop, TaqParams};
 use crate::net::forwarding::ForwardingPolicy;
-use crate::net::index::TopologyIndex;
+use crate::net::index::{TopologyIndex, root};
 use crate::net::packet::{IPV4_HEADER_BYTES, TCP_HEADER_BYTES};
 use crate::net::stage::StageSpec;
 use crate::net::{DirSpec, NodeKind, TopologySpec};
@@ -983,21 +983,15 @@ fn build_explicit(e: &super::schema::Explicit, p: &mut Problems) -> Option<Built
 /// A topology is one network: a part that no link joins to the rest is a mistake, even when
 /// no flow would cross it. Reported once per separate part, at its first node.
 fn check_connected(spec: &TopologySpec, e: &super::schema::Explicit, p: &mut Problems) {
-    let mut part: Vec<usize> = (0..spec.nodes.len()).collect();
-    fn root(part: &mut [usize], mut n: usize) -> usize {
-        while part[n] != n {
-            part[n] = part[part[n]];
-            n = part[n];
-        }
-        n
-    }
+    let mut part: Vec<u32> = (0..spec.nodes.len() as u32).collect();
     for l in &spec.links {
-        let (a, b) = (root(&mut part, l.a), root(&mut part, l.b));
-        part[a.max(b)] = a.min(b);
+        let (a, b) = (root(&mut part, l.a as u32), root(&mut part, l.b as u32));
+        part[a.max(b) as usize] = a.min(b);
     }
     let mut seen = std::collections::BTreeSet::from([0]);
     for n in 1..spec.nodes.len() {
-        if root(&mut part, n) != 0 && seen.insert(root(&mut part, n)) {
+        let r = root(&mut part, n as u32);
+        if r != 0 && seen.insert(r) {
             let name = &spec.nodes[n].name;
             let j = e.nodes.iter().position(|x| x.name == *name).unwrap_or(n);
             p.at(
