@@ -423,7 +423,9 @@ kind = "bulk"
         let topologies = [
             format!("kind = \"dumbbell\"\npairs = 3\naccess = {link}\nbottleneck = {link}"),
             format!("kind = \"star\"\nsenders = 5\nreceivers = 2\naccess = {link}\nbottleneck = {link}"),
-            format!("kind = \"parking_lot\"\nrouters = 4\npairs = 2\ncross = 3\nlink = {link}\naccess = {link}"),
+            format!(
+                "kind = \"parking_lot\"\nrouters = 4\npairs = 2\ncross = 3\nlink = {link}\naccess = {link}"
+            ),
             format!("kind = \"parking_lot\"\nrouters = 4\ncross_hops = [2]\nlink = {link}\naccess = {link}"),
             format!("kind = \"fat_tree\"\nk = 4\nlink = {link}"),
         ];
