@@ -38,6 +38,9 @@ class Dumbbell:
     hystart: bool = True  # CUBIC only
     cubic_model: str = "rfc9438"  # routerlab only: "linux" is Linux's arithmetic (ns-3 follows it)
     rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
+    # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
+    # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
+    ns3_prr: str = "ns3"
     # A RED bottleneck on ns-2's defaults (min_th 5, max_th 15 packets, max_p 0.1, w_q 0.002,
     # gentle, hard drop, wait, no drop into a queue of fewer than 2), instead of drop-tail.
     red: bool = False
@@ -146,7 +149,23 @@ def points() -> list[Dumbbell | Incast]:
         q for q in grid if q.name in ("dumbbell-newreno-100", "dumbbell-cubic-20")
     ]:
         grid.append(replace(p, name=f"{p.name}/ns3-rtt", rtt_model="ns3", ns3_same_as=p.name))
+    # ns-3's PRR counting as RFC 6937 does; routerlab unchanged (CUBIC also in Linux's
+    # arithmetic, which ns-3's follows).
+    for p in [q for q in grid if q.name in ("dumbbell-newreno-20", "dumbbell-cubic-20")]:
+        grid.append(replace(p, name=f"{p.name}/ns3-rfc6937-prr", ns3_prr="rfc6937"))
+    grid.append(
+        replace(
+            point_in(grid, "dumbbell-cubic-20/linux-cubic"),
+            name="dumbbell-cubic-20/linux-cubic/ns3-rfc6937-prr",
+            ns3_prr="rfc6937",
+            ns3_same_as="dumbbell-cubic-20/ns3-rfc6937-prr",
+        )
+    )
     return grid
+
+
+def point_in(grid: list[Dumbbell | Incast], name: str) -> Dumbbell | Incast:
+    return next(p for p in grid if p.name == name)
 
 
 def ns3_point(name: str) -> str:

@@ -126,10 +126,29 @@ static void Open(uint32_t i, Ptr<Node> n, Ipv4Address dst) {
     s->Connect(InetSocketAddress(dst, 9));
 }
 
-static void Defaults(const std::string& cc, double minRtoMs, bool ts, bool hystart, bool ecn) {
+// ns-3's PRR counting each delivered byte once, as RFC 6937 (and Linux, and routerlab) do:
+// ns-3's own `TcpPrrRecovery::DoRecovery` adds a segment to prr_delivered for every duplicate
+// ACK (while prr_delivered < RecoverFS) on top of the bytes that ACK SACKed.
+class Rfc6937Prr : public TcpPrrRecovery {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("xc::Rfc6937Prr")
+                                .SetParent<TcpPrrRecovery>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<Rfc6937Prr>();
+        return tid;
+    }
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t delivered, bool) override {
+        TcpPrrRecovery::DoRecovery(tcb, delivered, false);
+    }
+    Ptr<TcpRecoveryOps> Fork() override { return CopyObject<Rfc6937Prr>(this); }
+};
+
+static void Defaults(const std::string& cc, double minRtoMs, bool ts, bool hystart, bool ecn, bool rfcPrr) {
     std::string type = cc == "cubic" ? "ns3::TcpCubic" : cc == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(type)));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TypeId::LookupByName("ns3::TcpPrrRecovery")));
+    TypeId prr = rfcPrr ? Rfc6937Prr::GetTypeId() : TypeId::LookupByName("ns3::TcpPrrRecovery");
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(prr));
     // The MSS less the timestamps' 12 bytes, as Linux and routerlab send it.
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(ts ? 1448 : 1460));
     Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(hystart));
@@ -178,11 +197,12 @@ static std::string Report(uint64_t drops, double end) {
 
 std::string Dumbbell(uint32_t n, std::string cc, double bnMbps, uint32_t buf, int32_t mark,
                      double accessMs, double bnMs, double duration, double minRtoMs,
-                     bool ts, bool hystart, bool useRed, bool ecn, std::vector<double> starts) {
+                     bool ts, bool hystart, bool useRed, bool ecn, bool rfcPrr,
+                     std::vector<double> starts) {
     S = State();
     // Streams numbered from 0 in every run, whatever ran before in this process (RED draws).
     RngSeedManager::ResetNextStreamIndex();
-    Defaults(cc, minRtoMs, ts, hystart, ecn);
+    Defaults(cc, minRtoMs, ts, hystart, ecn, rfcPrr);
     NodeContainer snd, rcv, rt;
     snd.Create(n); rcv.Create(n); rt.Create(2);
     InternetStackHelper stack;
@@ -253,7 +273,7 @@ std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, ui
     S.incast = true;
     S.block = block;
     S.rounds = rounds;
-    Defaults("newreno", minRtoMs, ts, true, false);
+    Defaults("newreno", minRtoMs, ts, true, false, false);
     NodeContainer snd, sw, rcv;
     snd.Create(n); sw.Create(1); rcv.Create(1);
     InternetStackHelper stack;

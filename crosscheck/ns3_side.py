@@ -6,15 +6,16 @@ Run by `run.py` in its own virtual environment (the wheel is large and pins its 
 interpreter's packages): it reads a JSON list of runs on stdin, `[{"point": name, "k": k}]`,
 and prints one JSON object per run on stdout (`records.py` turns them into metrics).
 
-Configured explicitly, because ns-3's defaults differ from Linux's and ours (docs/crosscheck.md):
-no queue discs (ns-3 installs FqCoDel on every device) but on a DCTCP bottleneck, device queues
-of the point's size, 1 Gbps access queues of 1000 packets, SegmentSize 1448 with timestamps,
-SACK, PRR, window scaling, initial window 10, no delayed ACKs (DelAckCount 1), MinRto as the
-point says, ClockGranularity 1 ns (ours is 0), ConnTimeout 1 s (ns-3: 3 s), DataRetries 100,
-16 MiB buffers; CUBIC with ns-3's defaults (HyStart on), DCTCP with g = 1/16 and marking by a
-RED queue disc at K (QW = 1, MinTh = MaxTh); a RED bottleneck as a RED queue disc on ns-2's
-defaults (MinTh 5, MaxTh 15, LInterm 10, QW 0.002, Gentle, Wait, UseHardDrop), its LinkBandwidth
-and LinkDelay the bottleneck's.
+Configured explicitly, because ns-3's defaults differ from Linux's and ours
+(docs/crosscheck.md): no queue discs (ns-3 installs FqCoDel on every device) but on a DCTCP
+bottleneck, device queues of the point's size, 1 Gbps access queues of 1000 packets, SegmentSize
+1448 with timestamps, SACK, PRR (`TcpPrrRecovery`, or on the `…/ns3-rfc6937-prr` points the same
+counting each delivered byte once, as RFC 6937 does), window scaling, initial window 10, no
+delayed ACKs (DelAckCount 1), MinRto as the point says, ClockGranularity 1 ns (ours is 0),
+ConnTimeout 1 s (ns-3: 3 s), DataRetries 100, 16 MiB buffers; CUBIC with ns-3's defaults
+(HyStart on), DCTCP with g = 1/16 and marking by a RED queue disc at K (QW = 1, MinTh = MaxTh);
+a RED bottleneck as a RED queue disc on ns-2's defaults (MinTh 5, MaxTh 15, LInterm 10, QW
+0.002, Gentle, Wait, UseHardDrop), its LinkBandwidth and LinkDelay the bottleneck's.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def run(point_name: str, k: int) -> dict:
             p.hystart,
             p.red,
             p.ecn,
+            p.ns3_prr == "rfc6937",
             p.starts(k),
         )
     else:

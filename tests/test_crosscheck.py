@@ -23,6 +23,7 @@ AGREED = [
     ("dumbbell-newreno-20", ["goodput_mbps", "jain", "drops"]),
     ("dumbbell-newreno-100", ["goodput_mbps", "jain", "drops"]),
     ("dumbbell-cubic-20", ["goodput_mbps", "jain"]),
+    ("dumbbell-cubic-20/ns3-rfc6937-prr", ["goodput_mbps", "jain", "drops"]),
     ("dumbbell-dctcp-20", ["goodput_mbps", "jain", "drops"]),
     ("incast-40-256pkts-200ms", ["goodput_mbps", "drops", "fct_mean_ms", "fct_p99_ms"]),
     ("incast-40-256pkts-1ms", ["goodput_mbps", "drops", "fct_mean_ms", "fct_p99_ms"]),
