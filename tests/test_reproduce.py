@@ -38,6 +38,7 @@ def claim(**kw) -> dict:
         "quantity": "q",
         "criterion": "ci_lo >= 0.8",
         "tolerance": "one-sided at 0.8",
+        "unit": "of the line rate",
     }
     c.update(kw)
     return c
@@ -66,7 +67,7 @@ def test_a_claim_cannot_be_omitted_or_malformed():
     exp = {"id": "x", "claim": [claim(quantity="missing")]}
     with pytest.raises(ClaimError, match="no quantity 'missing'"):
         build_verdict(exp, {"q": Estimate(1.0, 1.0, 1.0, 3)}, META)
-    for key in ("criterion", "tolerance"):
+    for key in ("criterion", "tolerance", "unit"):
         without = claim()
         del without[key]
         with pytest.raises(ClaimError, match=f"lacks.*{key}"):
@@ -77,6 +78,30 @@ def test_a_claim_cannot_be_omitted_or_malformed():
         build_verdict(
             {"id": "x", "claim": [claim(criterion="ci_lo >=")]}, {"q": Estimate(1, 1, 1, 3)}, META
         )
+
+
+def test_the_verdict_prints_the_papers_number_and_ours_in_the_claims_unit(tmp_path: Path):
+    exp = {
+        "id": "x",
+        "claim": [
+            claim(id="one", paper="≈ 900 Mbps", paper_value=0.9),
+            claim(id="range", paper="800–900 Mbps", paper_value=[0.8, 0.9]),
+            claim(id="words", paper="near line rate"),
+        ],
+    }
+    v = build_verdict(exp, {"q": Estimate(0.84, 0.83, 0.85, 5)}, META)
+    assert [c["paper_value"] for c in v["claims"]] == [0.9, [0.8, 0.9], None]
+    write_verdict(tmp_path, v)
+    md = (tmp_path / "verdict.md").read_text()
+    assert "≈ 900 Mbps — 0.9 of the line rate" in md
+    assert "800–900 Mbps — 0.8–0.9 of the line rate" in md
+    assert "| near line rate |" in md
+    assert md.count("0.84 [0.83, 0.85] of the line rate") == 3
+    for bad in ("0.9", [0.9, 0.8], [1], True, float("nan")):
+        with pytest.raises(ClaimError, match="paper_value"):
+            build_verdict(
+                {"id": "x", "claim": [claim(paper_value=bad)]}, {"q": Estimate(1, 1, 1, 3)}, META
+            )
 
 
 def test_a_quick_run_does_not_judge_a_claim_its_interval_cannot_resolve():
@@ -261,6 +286,7 @@ paper = "-"
 quantity = "goodput_frac_nmin_200ms"
 criterion = "ci_lo >= 0.5"
 tolerance = "one-sided"
+unit = "of the line rate"
 """
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
+from .experiments.verdict import ours_text, paper_text
 from .output import write_text_atomic
 
 #: Rows of a table shown before the rest is left to the Parquet file.
@@ -195,12 +196,10 @@ def _verdicts(verdict: dict) -> str:
     """The claims as a table that wraps its text to the page's width (no horizontal scroll)."""
     rows = []
     for c in verdict["claims"]:
-        ci = "" if c["ci95"] is None else f" [{c['ci95'][0]:.4g}, {c['ci95'][1]:.4g}]"
-        ours = f"{c['ours']:.4g}" if isinstance(c["ours"], float) else str(c["ours"])
         css = "not-judged" if c["verdict"].startswith("not judged") else c["verdict"]
         rows.append(
             f'<tr><td class="text"><b>{_e(c["id"])}</b>: {_e(c["statement"])}</td>'
-            f'<td class="text">{_e(c["paper"])}</td><td>{_e(ours + ci)}</td>'
+            f'<td class="text">{_e(paper_text(c))}</td><td class="text">{_e(ours_text(c))}</td>'
             f'<td class="text"><code>{_e(c["criterion"])}</code></td>'
             f'<td class="text {_e(css)}">{_e(c["verdict"])}</td></tr>'
         )

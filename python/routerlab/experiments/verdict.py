@@ -10,7 +10,10 @@ claim whose quantity the analysis did not produce is an error: no claim can be s
 omitted.
 
 Every claim states its ``tolerance``: how far from the paper's number the criterion lets ours
-be, and why (a band where the paper gives a number). Optional keys: ``explanation`` (why ours
+be, and why (a band where the paper gives a number); and its ``unit``: what the quantity is
+measured in (e.g. "of the line rate", "× C/N", "s"). ``paper_value`` gives the paper's number
+in that unit (a number, or ``[lo, hi]`` for a range) where the paper states one, so that the
+verdict prints the paper's number and ours side by side. Optional keys: ``explanation`` (why ours
 differs from the paper, when it does) and ``shown_by`` (the arm of this experiment — a grid
 value, a variant, a grid key, or another claim — that demonstrates the explanation). A
 differing claim's explanation without ``shown_by`` is reported as unverified.
@@ -33,11 +36,13 @@ CLAIM_KEYS = {
     "criterion",
     "why",
     "tolerance",
+    "unit",
+    "paper_value",
     "explanation",
     "shown_by",
 }
 #: Keys a claim may leave out.
-OPTIONAL_CLAIM_KEYS = {"why", "explanation", "shown_by"}
+OPTIONAL_CLAIM_KEYS = {"why", "paper_value", "explanation", "shown_by"}
 
 HOLDS, DIFFERS, NOT_JUDGED = "holds", "differs", "not judged (quick)"
 
@@ -131,12 +136,27 @@ def check_claims(experiment: dict) -> None:
         if c["id"] in seen:
             raise ClaimError(f"claim id {c['id']} is used twice")
         seen.add(c["id"])
+        if "paper_value" in c and not _is_paper_value(c["paper_value"]):
+            raise ClaimError(
+                f"claim {c['id']}: paper_value {c['paper_value']!r} is neither a number nor "
+                "[lo, hi] with lo <= hi"
+            )
         try:
             compile(c["criterion"], c["id"], "eval")
         except SyntaxError as e:
             raise ClaimError(
                 f"claim {c['id']}: criterion {c['criterion']!r} does not parse: {e.msg}"
             ) from None
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _is_paper_value(v) -> bool:
+    if _is_number(v):
+        return True
+    return isinstance(v, list) and len(v) == 2 and all(map(_is_number, v)) and v[0] <= v[1]
 
 
 def build_verdict(experiment: dict, estimates: dict[str, Estimate], meta: dict) -> dict:
@@ -154,6 +174,8 @@ def build_verdict(experiment: dict, estimates: dict[str, Estimate], meta: dict) 
             "statement": c["statement"],
             "source": c["source"],
             "paper": c["paper"],
+            "paper_value": c.get("paper_value"),
+            "unit": c["unit"],
             "ours": est.mean,
             "ci95": None if est.ci_lo is None else [est.ci_lo, est.ci_hi],
             "n": est.n,
@@ -188,17 +210,36 @@ def explanation_line(claim: dict) -> str:
     return f"{claim['explanation']} (shown by: `{claim['shown_by']}`)"
 
 
+def paper_text(claim: dict) -> str:
+    """The paper's statement, and its number in the claim's unit where it gives one."""
+    value = claim.get("paper_value")
+    if value is None:
+        return claim["paper"]
+    number = f"{fmt(value[0])}–{fmt(value[1])}" if isinstance(value, list) else fmt(value)
+    return f"{claim['paper']} — {_with_unit(number, claim.get('unit'))}"
+
+
+def ours_text(claim: dict) -> str:
+    """Our estimate with its 95 % interval, in the claim's unit."""
+    ci = "" if claim["ci95"] is None else f" [{fmt(claim['ci95'][0])}, {fmt(claim['ci95'][1])}]"
+    return _with_unit(f"{fmt(claim['ours'])}{ci}", claim.get("unit"))
+
+
+def _with_unit(number: str, unit: str | None) -> str:
+    return number if not unit else f"{number} {unit}"
+
+
 def claims_table(verdict: dict) -> list[str]:
-    """The claims as a Markdown table: paper, ours with its interval, criterion, verdict."""
+    """The claims as a Markdown table: paper, ours with its interval (both in the claim's
+    unit), criterion, verdict."""
     lines = [
         "| claim | paper | ours (95 % CI) | criterion | verdict |",
         "|---|---|---|---|---|",
     ]
     for c in verdict["claims"]:
-        ci = "" if c["ci95"] is None else f" [{fmt(c['ci95'][0])}, {fmt(c['ci95'][1])}]"
         lines.append(
             f"| **{c['id']}**: {_cell(c['statement'])} ({_cell(c['source'])}) | "
-            f"{_cell(c['paper'])} | {fmt(c['ours'])}{ci} | `{_cell(c['criterion'])}` | "
+            f"{_cell(paper_text(c))} | {_cell(ours_text(c))} | `{_cell(c['criterion'])}` | "
             f"**{c['verdict']}** |"
         )
     return lines
