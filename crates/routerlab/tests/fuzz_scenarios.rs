@@ -26,7 +26,7 @@ duration = "1s"
 kind = "dumbbell"
 pairs = 3
 access = { rate = "1Gbps", delay = "1ms" }
-bottleneck = { rate = "100Mbps", delay = "5ms", queue = { kind = "red", limit = "100pkts", ecn = true }, ka = { queue_threshold = 0.5 } }
+bottleneck = { rate = "100Mbps", delay = "5ms", queue = { kind = "droptail", limit = "100pkts" }, ka = { queue_threshold = 0.5, resume_threshold = 0.3 } }
 sender_delays = ["1ms", "2ms", "3ms"]
 [transport]
 cc = "kick-ass"

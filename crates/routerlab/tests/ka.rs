@@ -213,13 +213,9 @@ timeseries = "100ms"
         )
 }
 
-/// Ignored while the router's rate can lock in (the start-up and collapse failure modes of the
-/// Kick-Ass issue): with TCP counting each delivered byte once, seed 2 loses rate mode during
-/// the staggered start (`hold_while_silent` freezes a stale rate), and without
-/// `hold_while_silent` the rate does not come back after TCP leaves. The assertions are the
-/// paper's behaviour; run with `cargo test --test ka -- --ignored`.
+/// The paper's Fig. 5 behaviour: TCP sends the router silent and its flows into TCP mode; once
+/// TCP has left, the router signals again and the flows return to rate mode.
 #[test]
-#[ignore = "Kick-Ass rate lock-in (start-up and after TCP leaves): see the doc comment"]
 fn tcp_cross_traffic_sends_the_router_and_its_flows_into_tcp_mode_and_back() {
     for seed in 1..=3 {
         let (_, r) = run(&mixed(64, "1200KB", 28, seed));
@@ -246,6 +242,101 @@ fn tcp_cross_traffic_sends_the_router_and_its_flows_into_tcp_mode_and_back() {
         assert!(c["silent_us"] > 2_000_000, "the router is silent for seconds");
         assert!(in_rate_mode(last + 3.0, 28.0) > 0.95, "back to rate mode after TCP left");
         assert!(r.flows.iter().filter(|f| f.group == "ka").all(|f| f.rate_mode_switches.unwrap() >= 3));
+    }
+}
+
+/// Share of the time series' samples of `flows` in [from, to) that are in rate mode.
+fn rate_mode_share(r: &Results, flows: &[u32], from: f64, to: f64) -> f64 {
+    let ts = r.timeseries.as_ref().unwrap();
+    let rows: Vec<usize> = (0..ts.t_s.len())
+        .filter(|&i| flows.contains(&ts.flow_id[i]) && ts.t_s[i] > from && ts.t_s[i] <= to)
+        .collect();
+    rows.iter().filter(|&&i| ts.rate_mode[i] == Some(true)).count() as f64 / rows.len() as f64
+}
+
+/// A rate driven to the floor comes back: on a 10 Mbit/s link a 1000-packet queue is 1.2 s
+/// (q/(C·d) ≈ 12 at a 100 ms RTT), which RCP's law alone turns into R at its floor, below the
+/// lowest code, where the router cannot signal. Once the TCP flows have left, the router
+/// resumes at the fair share and the Kick-Ass flows are back in rate mode within seconds.
+#[test]
+fn after_tcp_fills_a_slow_link_the_rate_comes_back_and_the_flows_follow_it() {
+    let text = format!(
+        r#"
+[run]
+duration = "40s"
+[topology]
+kind = "dumbbell"
+pairs = 16
+access = {{ rate = "1Gbps", delay = "500us" }}
+bottleneck = {{ rate = "10Mbps", delay = "49ms", queue = {{ kind = "droptail", limit = "1000pkts" }}, ka = {{}} }}
+[[workload]]
+name = "ka"
+kind = "bulk"
+jitter = "2s"
+flows = 8
+src = {ka_src}
+dst = {ka_dst}
+transport = {{ cc = "kick-ass" }}
+[[workload]]
+name = "tcp"
+kind = "bulk"
+start = "8s"
+stop = "20s"
+flows = 8
+src = {tcp_src}
+dst = {tcp_dst}
+[output]
+timeseries = "100ms"
+"#,
+        ka_src = hosts("s", 0..8),
+        ka_dst = hosts("r", 0..8),
+        tcp_src = hosts("s", 8..16),
+        tcp_dst = hosts("r", 8..16),
+    );
+    let (_, r) = run(&text);
+    let ka: Vec<u32> = r.flows.iter().filter(|f| f.group == "ka").map(|f| f.flow_id).collect();
+    let c = counters(&r, "left->right", "ka-router");
+    assert!(c["silences"] >= 1, "TCP fills the queue past half");
+    assert!(rate_mode_share(&r, &ka, 6.0, 8.0) > 0.95, "alone, the flows follow the rate");
+    assert!(rate_mode_share(&r, &ka, 30.0, 40.0) > 0.95, "back in rate mode within 10 s of TCP leaving");
+    // The rate at the end is the flows' fair share (1.25 Mbit/s), not the floor.
+    assert!(c["rate_kbps_at_end"] > 1000, "{} kbit/s", c["rate_kbps_at_end"]);
+}
+
+/// 64 flows joining over 2 s (ka-mixed-heavy's start, with its TCP options): RCP's rate climbs while they join, the
+/// flows overshoot the fair share, and the queue passes half full; the router goes silent and
+/// the flows fall back to TCP. They must not stay there: once the queue is theirs alone the
+/// router signals the fair share again and they follow it.
+#[test]
+fn many_flows_joining_at_once_end_up_following_the_rate() {
+    // Seed 7 locked into TCP mode before the router re-anchored its rate.
+    for seed in [1, 7] {
+        let text = network(64, ", ka = {}", 20, seed)
+            + &format!(
+                r#"
+[transport]
+timestamps = false
+recovery = "rfc6675"
+[[workload]]
+kind = "bulk"
+jitter = "2s"
+flows = 64
+src = {src}
+dst = {dst}
+transport = {{ cc = "kick-ass" }}
+[output]
+timeseries = "100ms"
+queues = "100ms"
+queue_links = ["left->right"]
+"#,
+                src = hosts("s", 0..64),
+                dst = hosts("r", 0..64),
+            );
+        let (_, r) = run(&text);
+        let all: Vec<u32> = r.flows.iter().map(|f| f.flow_id).collect();
+        let share = rate_mode_share(&r, &all, 12.0, 20.0);
+        assert!(share > 0.95, "seed {seed}: {share} of the samples in rate mode");
+        assert!(max_queue(&r, 15.0, 20.0) < 100, "seed {seed}: a small queue once they follow the rate");
     }
 }
 

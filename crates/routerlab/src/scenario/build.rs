@@ -514,6 +514,16 @@ fn dir(link: &Link, path: &str, p: &mut Problems) -> DirSpec {
     let stage = if let Some(s) = &link.sp {
         Some(StageSpec::Sp(sp_params(s, &queue, &format!("{path}.sp"), p)))
     } else if let Some(k) = &link.ka {
+        if !matches!(queue, QueueSpec::DropTail(_)) {
+            p.at(
+                format!("{path}.ka"),
+                format!(
+                    "Kick-Ass's router stops signalling above a share of the queue's capacity (§II-C2), \
+                     which only a drop-tail queue fixes: the link's queue must be droptail, not {}",
+                    queue.kind()
+                ),
+            );
+        }
         let ka = ka_params(k, &format!("{path}.ka"), p);
         check_min_rate(&ka.rcp, link.rate.0, &format!("{path}.ka.rcp"), p);
         Some(StageSpec::KickAss(ka))
@@ -633,11 +643,22 @@ fn ka_params(k: &KaStage, path: &str, p: &mut Problems) -> KaParams {
         rcp: k.rcp.as_ref().map_or(d.rcp, |r| rcp_params(r, &format!("{path}.rcp"), p)),
         queue_threshold: k.queue_threshold.unwrap_or(d.queue_threshold),
         full_size: k.full_size.unwrap_or(d.full_size),
+        resume_threshold: k.resume_threshold.or(k.queue_threshold).unwrap_or(d.resume_threshold),
+        reanchor: k.reanchor.unwrap_or(d.reanchor),
+        legacy_detection: k.legacy_detection.unwrap_or(d.legacy_detection),
     };
     if !(ka.queue_threshold > 0.0 && ka.queue_threshold <= 1.0) {
         p.at(
             format!("{path}.queue_threshold"),
             format!("{} is not a share of the queue (0 < x ≤ 1)", ka.queue_threshold),
+        );
+    } else if !(ka.resume_threshold >= 0.0 && ka.resume_threshold <= ka.queue_threshold) {
+        p.at(
+            format!("{path}.resume_threshold"),
+            format!(
+                "{} is not a share of the queue at or below queue_threshold ({})",
+                ka.resume_threshold, ka.queue_threshold
+            ),
         );
     }
     if !(68..=65_535).contains(&ka.full_size) {
@@ -667,8 +688,12 @@ fn rcp_params(r: &RcpStage, path: &str, p: &mut Problems) -> RcpParams {
         initial_rtt: r.initial_rtt.map_or(d.initial_rtt, |t| t.0),
         rtt_gain: r.rtt_gain.unwrap_or(d.rtt_gain),
         min_rate: r.min_rate.map_or(d.min_rate, |x| x.0),
+        max_decrease: r.max_decrease.unwrap_or(d.max_decrease),
         hold_while_silent: r.hold_while_silent.unwrap_or(d.hold_while_silent),
     };
+    if !(rcp.max_decrease >= 0.0 && rcp.max_decrease < 1.0) {
+        p.at(format!("{path}.max_decrease"), format!("{} is not a factor in [0, 1)", rcp.max_decrease));
+    }
     if !(rcp.alpha > 0.0 && rcp.alpha.is_finite()) {
         p.at(format!("{path}.alpha"), format!("{} is not a gain (expected > 0)", rcp.alpha));
     }

@@ -248,6 +248,9 @@ pub struct RcpStage {
     pub rtt_gain: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rate: Option<RateValue>,
+    /// The least factor one update applies to R (0: unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_decrease: Option<f64>,
     /// Kick-Ass only: hold R while not signalling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hold_while_silent: Option<bool>,
@@ -263,6 +266,15 @@ pub struct KaStage {
     /// Unfragmented packets of at least this IP length carry a signal (§II-A: 1500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_size: Option<u32>,
+    /// Once silent, resume at or below this share of the queue (default: `queue_threshold`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_threshold: Option<f64>,
+    /// Re-anchor R at the fair share when signalling resumes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reanchor: Option<bool>,
+    /// Fall silent only while legacy flows share the link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy_detection: Option<bool>,
     /// The rate computation's parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcp: Option<RcpStage>,

@@ -634,6 +634,21 @@ fn kick_ass_keys_are_checked() {
     );
     let e = first_error(&with_ka("threshold = 0.5"));
     assert!(e.starts_with("topology.bottleneck.ka.threshold: unknown key"), "{e}");
+    assert_eq!(
+        first_error(&with_ka("queue_threshold = 0.4, resume_threshold = 0.5")),
+        "topology.bottleneck.ka.resume_threshold: 0.5 is not a share of the queue at or below queue_threshold (0.4)"
+    );
+    assert_eq!(
+        first_error(&with_ka("rcp = { max_decrease = 1 }")),
+        "topology.bottleneck.ka.rcp.max_decrease: 1 is not a factor in [0, 1)"
+    );
+    let fq = with_ka("").replace(r#"kind = "droptail", limit = "100pkts""#, r#"kind = "fq_codel""#);
+    let e = first_error(&fq);
+    assert!(
+        e.starts_with("topology.bottleneck.ka: Kick-Ass's router stops signalling")
+            && e.ends_with("not fq_codel"),
+        "{e}"
+    );
     let both = GOOD.replace(r#"limit = "100pkts" } }"#, r#"limit = "100pkts" }, ka = {}, rcp = {} }"#);
     assert_eq!(
         first_error(&both),

@@ -7,7 +7,8 @@
 //!   indicator size 600…611 (§II-A, §II-B).
 //! - **Rate** ([`rcp`]): RCP's per-link rate update (§III-A), shared by both routers.
 //! - **Kick-Ass router** ([`router`]): a port stage that fragments departing packets to signal
-//!   the rate and stops while its queue is over half full (§II-C2).
+//!   the rate and stops while its queue is over half full (§II-C2); resuming, it re-anchors the
+//!   rate at the fair share of the flows it counts ([`flow_count`]).
 //! - **Native RCP router** ([`rcp_router`]): the same rate, in a header field.
 //! - **Sender** ([`sender`]): rate mode (window = rate × RTT, paced) and TCP mode, with the
 //!   switches of §II-C; native RCP's sender without the fallback.
@@ -16,6 +17,7 @@
 //!   indicators every 100 ms (`KaEndpoint`).
 
 pub mod encoding;
+pub mod flow_count;
 pub mod rcp;
 pub mod rcp_router;
 pub mod router;

@@ -34,9 +34,15 @@ pub struct RcpParams {
     /// R never falls below this (ns-2 RCP clamps at a minimum packets-per-RTT, which Kick-Ass's
     /// fallback must be able to go under: ours is 10 Kbit/s, under Kick-Ass's 120 Kbit/s).
     pub min_rate: Rate,
-    /// Hold R while the router is not signalling (Kick-Ass's TCP mode, §II-C2): the queue then
-    /// belongs to flows that ignore R, and tracking it would leave R near zero when they leave.
-    /// The paper is silent; its Fig. 5 shows fair-share rates again as soon as TCP leaves.
+    /// The least factor one update may apply to R. RCP's law has no bound (ns-2 RCP clamps
+    /// only at its floor), so a queue far above C·d — 1000 packets at 10 Mbit/s — takes R to
+    /// the floor in one interval, from which spare capacity raises it by at most α·T/d per
+    /// interval. 0.5: R at most halves per interval, as a TCP window per RTT; our choice, the
+    /// papers are silent. 0 leaves the law unbounded.
+    pub max_decrease: f64,
+    /// Hold R while the router is not signalling (Kick-Ass's TCP mode, §II-C2). Off by default:
+    /// the paper does not call for it, and a held rate can be stale when signalling resumes
+    /// (the Kick-Ass router re-anchors R at the fair share instead, `KaParams::reanchor`).
     pub hold_while_silent: bool,
 }
 
@@ -50,7 +56,8 @@ impl Default for RcpParams {
             initial_rtt: SimTime::from_ms(200),
             rtt_gain: 0.02,
             min_rate: Rate::from_kbps(10),
-            hold_while_silent: true,
+            max_decrease: 0.5,
+            hold_while_silent: false,
         }
     }
 }
@@ -98,6 +105,16 @@ impl RcpRate {
         Rate((self.rate * 8.0).round() as u64)
     }
 
+    /// C, the link's rate.
+    pub fn capacity(&self) -> Rate {
+        Rate((self.capacity * 8.0).round() as u64)
+    }
+
+    /// Set R (within the floor and C), outside the law: the Kick-Ass router's re-anchoring.
+    pub fn set_rate(&mut self, rate: Rate) {
+        self.rate = self.clamped(rate.bps() as f64 / 8.0);
+    }
+
     /// The average RTT d.
     pub fn avg_rtt(&self) -> SimTime {
         SimTime((self.avg_rtt * 1e12).round() as u64)
@@ -142,7 +159,7 @@ impl RcpRate {
             let (c, q) = (self.capacity, queue_bytes as f64);
             let p = &self.params;
             let ratio = 1.0 + (t / d) * (p.alpha * (c - y) - p.beta * q / d) / c;
-            self.rate = self.clamped(self.rate * ratio);
+            self.rate = self.clamped(self.rate * ratio.max(p.max_decrease));
             self.updates += 1;
         }
         self.input_bytes = 0;
@@ -239,19 +256,43 @@ mod tests {
     }
 
     #[test]
-    fn a_silent_router_holds_its_rate() {
-        let mut r = RcpRate::new(RcpParams::default(), Rate::from_mbps(10));
+    fn with_hold_while_silent_a_silent_router_holds_its_rate() {
+        let hold = RcpParams { hold_while_silent: true, ..RcpParams::default() };
+        let mut r = RcpRate::new(hold, Rate::from_mbps(10));
         r.on_rtt_sample(ms(10));
         let before = r.rate();
         r.on_input(1_000_000);
         r.update(ms(10), 1_000_000, true);
         assert_eq!(r.rate(), before);
-        let mut p = RcpParams { hold_while_silent: false, ..RcpParams::default() };
-        p.min_rate = Rate(8);
-        let mut r = RcpRate::new(p, Rate::from_mbps(10));
+        // By default a silent router's rate follows the law.
+        let mut r = RcpRate::new(RcpParams::default(), Rate::from_mbps(10));
         r.on_rtt_sample(ms(10));
         r.on_input(1_000_000);
         r.update(ms(10), 1_000_000, true);
         assert!(r.rate() < before);
+    }
+
+    /// A queue far above C·d would send R to its floor in one update; R falls by at most
+    /// `max_decrease` per update instead (and by the law's own factor when that is milder).
+    #[test]
+    fn one_update_lowers_the_rate_by_at_most_max_decrease() {
+        let link = Rate::from_mbps(10);
+        let run = |max_decrease: f64| {
+            let p = RcpParams { max_decrease, initial_rate_fraction: 0.5, ..RcpParams::default() };
+            let mut r = RcpRate::new(p, link);
+            r.on_rtt_sample(ms(100));
+            r.on_input((10e6 / 8.0 * 0.01) as u32); // y = C
+            r.update(ms(10), 1000 * 1500, false); // 1000 packets: q/(C·d) = 12
+            r.rate().bps() as f64 / 5e6
+        };
+        assert!((run(0.5) - 0.5).abs() < 1e-6, "{}", run(0.5));
+        assert_eq!(run(0.0) * 5e6, RcpParams::default().min_rate.bps() as f64, "unbounded: the floor");
+        // A mild queue: the law's factor, 1 − (T/d)·β·q/(d·C) = 1 − 0.1 · 0.12.
+        let p = RcpParams { initial_rate_fraction: 0.5, ..RcpParams::default() };
+        let mut r = RcpRate::new(p, link);
+        r.on_rtt_sample(ms(100));
+        r.on_input((10e6 / 8.0 * 0.01) as u32);
+        r.update(ms(10), 10 * 1500, false);
+        assert!((r.rate().bps() as f64 / 5e6 - (1.0 - 0.1 * 0.12)).abs() < 1e-6);
     }
 }

@@ -18,17 +18,35 @@
 //! below again: flows that ignore its rates are filling it, and Kick-Ass endpoints, hearing no
 //! rate for an RTT, fall back to TCP. RTT indicators (600…611 bytes, DF set) are read on
 //! arrival and forwarded unfragmented.
+//!
+//! When the router resumes signalling it re-anchors R at the fair share C/N, N the flows it saw
+//! in the last average RTT (counted without per-flow state, [`super::flow_count`]): the paper's
+//! router "starts sending fair-share rates" as soon as TCP leaves (§III-D1, Fig. 5), while
+//! RCP's R, driven by a queue that flows ignoring it built, may have fallen below the lowest
+//! code — where the router cannot signal at all and the flows, in TCP mode, would keep the
+//! queue up for good. It resumes when its queue falls back below the threshold, and also when
+//! R has been below the lowest code for an average RTT with the queue below the threshold and
+//! every flow that sends data through the router a Kick-Ass flow (it sends RTT indicators,
+//! §II-B): the Kick-Ass flows have then all fallen back to TCP (§II-C2) and the queue R tracks
+//! is theirs. With legacy TCP flows present the router leaves R to RCP's law, and the
+//! Kick-Ass flows compete as TCP, as the paper wants; so it does when the fair share itself is
+//! below the lowest code. How R resumes is our choice, the paper leaves it open (`reanchor`).
 
 use std::collections::VecDeque;
 
 use super::encoding;
+use super::flow_count::{FlowCounter, flow_key};
 use super::rcp::{RcpParams, RcpRate};
 use crate::ids::PacketId;
 use crate::net::fragment::split_leading;
-use crate::net::packet::{IPV4_HEADER_BYTES, PacketPool};
+use crate::net::packet::{IPV4_HEADER_BYTES, Packet, PacketPool};
 use crate::net::stage::{PortStage, QueueView};
 use crate::qdisc::DropCause;
 use crate::units::{Rate, SimTime};
+
+/// Two of the endpoints' RTT-indicator intervals (§II-B: every 100 ms): the shortest window in
+/// which every Kick-Ass flow is sure to have sent one.
+const INDICATOR_WINDOW: SimTime = SimTime::from_ms(200);
 
 /// The Kick-Ass router's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,11 +58,28 @@ pub struct KaParams {
     /// Unfragmented packets of at least this IP length are signalled on (§II-A: "data bearing
     /// packets are generally 1,500 bytes long … packets smaller than 1,500 bytes are ignored").
     pub full_size: u32,
+    /// Once silent, resume signalling only at or below this share of the queue (hysteresis).
+    /// Default: the same as `queue_threshold` (the paper's single threshold).
+    pub resume_threshold: f64,
+    /// Re-anchor R at the fair share C/N when signalling resumes (see the module's contract).
+    pub reanchor: bool,
+    /// Fall silent only while legacy flows (data without RTT indicators) share the link: the
+    /// 50 % rule exists for flows that ignore the router's rates (§II-C2), and Kick-Ass flows
+    /// in TCP mode follow them again as soon as they are signalled. False: the queue alone
+    /// decides, the paper's rule read literally.
+    pub legacy_detection: bool,
 }
 
 impl Default for KaParams {
     fn default() -> KaParams {
-        KaParams { rcp: RcpParams::default(), queue_threshold: 0.5, full_size: 1500 }
+        KaParams {
+            rcp: RcpParams::default(),
+            queue_threshold: 0.5,
+            full_size: 1500,
+            resume_threshold: 0.5,
+            reanchor: true,
+            legacy_detection: true,
+        }
     }
 }
 
@@ -65,6 +100,8 @@ pub struct KaRouterStats {
     pub silences: u64,
     /// Time spent silent because of the queue (silences that ended before the run did).
     pub silent_time: SimTime,
+    /// Times R was re-anchored at the fair share on resuming.
+    pub reanchors: u64,
 }
 
 /// Whether the queue is above the threshold, with the time it last changed.
@@ -82,6 +119,15 @@ pub struct KaRouter {
     /// The leading-fragment payload for the current rate; `None` below the lowest code.
     signal_len: Option<u32>,
     silence: Silence,
+    /// Per counting window (see `rotate_flow_window`): flows that sent data (for the fair
+    /// share), and the host pairs that sent data and that sent RTT indicators (Kick-Ass
+    /// endpoints; an indicator is a datagram of its own, without the connection's ports).
+    flows: FlowCounter,
+    data_pairs: FlowCounter,
+    ka_pairs: FlowCounter,
+    flows_window_end: SimTime,
+    /// Since when R has been below the lowest code with the queue below the threshold.
+    under_code_since: Option<SimTime>,
     pub stats: KaRouterStats,
 }
 
@@ -89,7 +135,18 @@ impl KaRouter {
     pub fn new(params: KaParams, link: Rate) -> KaRouter {
         let rcp = RcpRate::new(params.rcp, link);
         let signal_len = encoding::length_for_rate(rcp.rate());
-        KaRouter { params, rcp, signal_len, silence: Silence::default(), stats: KaRouterStats::default() }
+        KaRouter {
+            params,
+            rcp,
+            signal_len,
+            silence: Silence::default(),
+            flows: FlowCounter::default(),
+            data_pairs: FlowCounter::default(),
+            ka_pairs: FlowCounter::default(),
+            flows_window_end: SimTime::ZERO,
+            under_code_since: None,
+            stats: KaRouterStats::default(),
+        }
     }
 
     pub fn rate(&self) -> Rate {
@@ -105,19 +162,82 @@ impl KaRouter {
         self.silence.on
     }
 
-    fn over_threshold(&self, q: &QueueView) -> bool {
-        q.capacity_packets.is_some_and(|cap| q.packets as f64 > self.params.queue_threshold * cap as f64)
+    /// Is the queue above `share` of its capacity? (Validation refuses a Kick-Ass router on a
+    /// queue without a fixed capacity.)
+    fn above(&self, q: &QueueView, share: f64) -> bool {
+        q.capacity_packets.is_some_and(|cap| q.packets as f64 > share * cap as f64)
     }
 
     fn track_silence(&mut self, now: SimTime, q: &QueueView) {
-        let over = self.over_threshold(q);
-        if over != self.silence.on {
-            if over {
+        let share = if self.silence.on { self.params.resume_threshold } else { self.params.queue_threshold };
+        let legacy = !self.params.legacy_detection || !self.only_kick_ass_flows();
+        let silent = legacy && self.above(q, share);
+        if silent != self.silence.on {
+            if silent {
                 self.stats.silences += 1;
             } else {
                 self.stats.silent_time += now - self.silence.since;
+                self.resume();
             }
-            self.silence = Silence { on: over, since: now };
+            self.silence = Silence { on: silent, since: now };
+        }
+    }
+
+    /// Signalling resumes: R starts again from the fair share of the flows present.
+    fn resume(&mut self) {
+        if !self.params.reanchor {
+            return;
+        }
+        let n = self.flows.estimate().max(1.0);
+        self.rcp.set_rate(Rate((self.rcp.capacity().bps() as f64 / n) as u64));
+        self.signal_len = encoding::length_for_rate(self.rcp.rate());
+        self.stats.reanchors += 1;
+    }
+
+    /// Count the packet's flow: data (in packets carrying the transport header), or an RTT
+    /// indicator.
+    fn count_flow(&mut self, p: &Packet, indicator: bool) {
+        if !p.has_l4_header() {
+            return;
+        }
+        let pair = flow_key(p.ip.src.0, p.ip.dst.0, 0, 0);
+        if indicator {
+            self.ka_pairs.observe(pair);
+        } else if p.tcp.payload_len > 0 {
+            self.flows.observe(flow_key(p.ip.src.0, p.ip.dst.0, p.tcp.src_port, p.tcp.dst_port));
+            self.data_pairs.observe(pair);
+        }
+    }
+
+    /// Every host pair sending data also sends RTT indicators: no legacy flow is present
+    /// (identical sets give identical counts; a legacy pair sets bits of its own).
+    fn only_kick_ass_flows(&self) -> bool {
+        let (data, ka) = (self.data_pairs.estimate(), self.ka_pairs.estimate());
+        data > 0.0 && data <= ka + 0.5
+    }
+
+    /// R has been below the lowest code, the queue below the threshold, for an average RTT:
+    /// resume (at most once per RTT, for a fair share that is itself below the code).
+    fn resume_if_under_code(&mut self, now: SimTime) {
+        if self.silence.on || self.signal_len.is_some() || !self.only_kick_ass_flows() {
+            self.under_code_since = None;
+            return;
+        }
+        let since = *self.under_code_since.get_or_insert(now);
+        if now - since >= self.rcp.avg_rtt() {
+            self.resume();
+            self.under_code_since = Some(now);
+        }
+    }
+
+    /// The flow-counting window: an average RTT (a flow that sends at all sends once per RTT),
+    /// and at least two of the endpoints' 100 ms indicator intervals (§II-B).
+    fn rotate_flow_window(&mut self, now: SimTime) {
+        if now >= self.flows_window_end {
+            self.flows.rotate();
+            self.data_pairs.rotate();
+            self.ka_pairs.rotate();
+            self.flows_window_end = now + self.rcp.avg_rtt().max(INDICATOR_WINDOW);
         }
     }
 }
@@ -160,13 +280,13 @@ impl PortStage for KaRouter {
     ) -> Result<(), DropCause> {
         let ip = &pool.get(pkt).ip;
         self.rcp.on_input(ip.total_len as u32);
-        if ip.dont_fragment
-            && !ip.is_fragment()
-            && let Some(rtt) = encoding::indicator_rtt(ip.total_len as u32)
-        {
+        let rtt =
+            (ip.dont_fragment && !ip.is_fragment()).then(|| encoding::indicator_rtt(ip.total_len as u32));
+        if let Some(Some(rtt)) = rtt {
             self.stats.indicators += 1;
             self.rcp.on_rtt_sample(rtt);
         }
+        self.count_flow(pool.get(pkt), matches!(rtt, Some(Some(_))));
         self.track_silence(now, q);
         Ok(())
     }
@@ -208,9 +328,11 @@ impl PortStage for KaRouter {
     }
 
     fn on_timer(&mut self, now: SimTime, q: &QueueView) {
+        self.rotate_flow_window(now);
         self.track_silence(now, q);
         self.rcp.update(now, q.bytes, self.silence.on);
         self.signal_len = encoding::length_for_rate(self.rcp.rate());
+        self.resume_if_under_code(now);
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
@@ -223,6 +345,7 @@ impl PortStage for KaRouter {
             ("indicators", s.indicators),
             ("silences", s.silences),
             ("silent_us", s.silent_time.ps() / crate::units::PS_PER_US),
+            ("reanchors", s.reanchors),
             ("rate_kbps_at_end", self.rcp.rate().bps() / 1000),
             ("signal_len_at_end", self.signal_len.unwrap_or(0) as u64),
             ("avg_rtt_us_at_end", self.rcp.avg_rtt().ps() / crate::units::PS_PER_US),
@@ -325,7 +448,7 @@ mod tests {
 
     #[test]
     fn it_stops_signalling_above_half_a_queue_and_resumes_below() {
-        let mut r = router(0.1);
+        let mut r = KaRouter::new(KaParams { legacy_detection: false, ..router(0.1).params }, LINK);
         let mut pool = PacketPool::new();
         let mut leaves = |r: &mut KaRouter, q: usize| {
             let p = packet(&mut pool, 1500, false);
@@ -338,6 +461,96 @@ mod tests {
         assert_eq!(leaves(&mut r, 50), 2, "back at half: signalling again");
         assert!(!r.is_silent());
         assert_eq!((r.stats.silences, r.stats.unsignalled), (1, 2));
+    }
+
+    /// Data from `flows` host pairs (one connection each), and RTT indicators from the first
+    /// `ka` of them, arriving at `r` with `q` packets queued.
+    fn traffic(r: &mut KaRouter, pool: &mut PacketPool, now: SimTime, flows: u32, ka: u32, q: usize) {
+        for f in 0..flows {
+            let tcp = TcpSegment { payload_len: 1460, src_port: 5000, dst_port: 80, ..TcpSegment::default() };
+            let p = pool.alloc(Packet::tcp_for_test(HostId(f), HostId(1000 + f), tcp));
+            r.on_arrival(now, p, pool, &view(q)).unwrap();
+            if f < ka {
+                let ind = packet(pool, 606, true);
+                pool.get_mut(ind).ip.src = HostId(f);
+                pool.get_mut(ind).ip.dst = HostId(1000 + f);
+                r.on_arrival(now, ind, pool, &view(q)).unwrap();
+            }
+        }
+    }
+
+    /// Silent while legacy flows fill the queue, the router resumes at the fair share C/N of
+    /// the flows it counted once the queue falls: not at whatever RCP's law left R at.
+    #[test]
+    fn resuming_it_re_anchors_the_rate_at_the_fair_share() {
+        let mut r = router(0.001); // 100 Kbit/s: below the lowest code
+        let mut pool = PacketPool::new();
+        traffic(&mut r, &mut pool, SimTime::ZERO, 20, 10, 80); // 10 legacy flows: silent
+        assert!(r.is_silent());
+        r.on_timer(SimTime::from_ms(10), &view(80));
+        traffic(&mut r, &mut pool, SimTime::from_ms(20), 20, 10, 40);
+        assert!(!r.is_silent());
+        let share = r.rate().bps() as f64 / (100e6 / 20.0);
+        assert!((share - 1.0).abs() < 0.05, "R = {} for 20 flows on 100 Mbit/s", r.rate());
+        assert!(r.stats.reanchors >= 1);
+        // Without re-anchoring, R stays where the law left it.
+        let p = KaParams { reanchor: false, ..router(0.001).params };
+        let mut r = KaRouter::new(p, LINK);
+        traffic(&mut r, &mut pool, SimTime::ZERO, 20, 10, 80);
+        traffic(&mut r, &mut pool, SimTime::from_ms(20), 20, 10, 40);
+        assert_eq!((r.rate(), r.stats.reanchors), (Rate::from_kbps(100), 0));
+    }
+
+    /// Above half a queue the router falls silent only while flows that ignore its rates — data
+    /// without RTT indicators — share the link (or when told to read the rule literally).
+    #[test]
+    fn a_queue_of_kick_ass_flows_alone_does_not_silence_it() {
+        let mut pool = PacketPool::new();
+        let mut r = router(0.1);
+        traffic(&mut r, &mut pool, SimTime::ZERO, 8, 8, 80);
+        assert!(!r.is_silent(), "only Kick-Ass flows: they follow rates, so keep signalling");
+        traffic(&mut r, &mut pool, SimTime::ZERO, 9, 8, 80);
+        assert!(r.is_silent(), "a legacy flow joins: silent");
+        let literal = KaParams { legacy_detection: false, ..router(0.1).params };
+        let mut r = KaRouter::new(literal, LINK);
+        traffic(&mut r, &mut pool, SimTime::ZERO, 8, 8, 80);
+        assert!(r.is_silent());
+    }
+
+    /// With only Kick-Ass flows, an R below the lowest code for an average RTT means they have
+    /// all fallen back to TCP: the router resumes at the fair share. With a legacy flow
+    /// present it does not (they compete as TCP, §II-C2).
+    #[test]
+    fn under_the_lowest_code_for_an_rtt_it_resumes_if_no_legacy_flow_is_there() {
+        for (ka, resumes) in [(8, true), (7, false)] {
+            let mut r = router(0.001);
+            r.rcp.on_rtt_sample(SimTime::from_ms(100));
+            let mut pool = PacketPool::new();
+            let mut now = SimTime::ZERO;
+            for _ in 0..25 {
+                now += SimTime::from_ms(10);
+                traffic(&mut r, &mut pool, now, 8, ka, 40);
+                r.on_timer(now, &view(40));
+            }
+            assert_eq!(r.stats.reanchors > 0, resumes, "{ka} of 8 flows Kick-Ass");
+            assert_eq!(r.signal_len.is_some(), resumes);
+        }
+    }
+
+    /// Hysteresis: once silent, the router resumes only at or below `resume_threshold`.
+    #[test]
+    fn with_a_resume_threshold_it_resumes_lower_than_it_fell_silent() {
+        let p = KaParams { resume_threshold: 0.3, legacy_detection: false, ..router(0.1).params };
+        let mut r = KaRouter::new(p, LINK);
+        let mut pool = PacketPool::new();
+        let mut leaves = |r: &mut KaRouter, q: usize| {
+            let p = packet(&mut pool, 1500, false);
+            depart(r, &mut pool, vec![p], q).len()
+        };
+        assert_eq!(leaves(&mut r, 51), 1);
+        assert_eq!(leaves(&mut r, 40), 1, "between the thresholds: still silent");
+        assert_eq!(leaves(&mut r, 30), 2, "at the resume threshold: signalling");
+        assert_eq!(leaves(&mut r, 40), 2, "and below the silence threshold it stays so");
     }
 
     #[test]
