@@ -113,6 +113,14 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     q = defaultdict(dict)
     trace = None
     for r in runs:
+        arm = r.params.get("router", "default")
+        if arm != "default":
+            # A control arm: the Kick-Ass flows' share with TCP, named after the arm.
+            with_tcp, _ = windows(r)
+            q[f"ka_over_tcp_with_tcp_{arm}"][r.seed] = np.mean(
+                [mean_flow_rate(r, "ka", *w) / tcp_rate(r, *w) for w in with_tcp]
+            )
+            continue
         with_tcp, alone = windows(r)
         q["silent_with_tcp"][r.seed] = np.mean(
             [over_threshold_share(r, LINK, SILENT_ABOVE, *w) for w in with_tcp]
