@@ -12,6 +12,11 @@ use routerlab::sim::Results;
 /// The Kick-Ass paper's dumbbell: 150 Mbit/s, 1000-packet drop-tail queue, 100 ms RTT, `pairs`
 /// host pairs; `router` goes into the bottleneck's table. Workloads and output follow.
 fn network(pairs: u32, router: &str, secs: u32, seed: u64) -> String {
+    network_at("150Mbps", pairs, router, secs, seed)
+}
+
+/// `network` with a bottleneck of `rate`.
+fn network_at(rate: &str, pairs: u32, router: &str, secs: u32, seed: u64) -> String {
     format!(
         r#"
 [run]
@@ -21,7 +26,7 @@ seed = {seed}
 kind = "dumbbell"
 pairs = {pairs}
 access = {{ rate = "1Gbps", delay = "500us" }}
-bottleneck = {{ rate = "150Mbps", delay = "49ms", queue = {{ kind = "droptail", limit = "1000pkts" }}{router} }}
+bottleneck = {{ rate = "{rate}", delay = "49ms", queue = {{ kind = "droptail", limit = "1000pkts" }}{router} }}
 "#
     )
 }
@@ -184,9 +189,15 @@ fn the_path_s_smaller_rate_reaches_the_sender_whichever_router_is_first() {
 /// flows join over the first 2 s: 64 flows starting at once at RCP's initial rate (5 % of C,
 /// 3.2× the link) would overflow the queue before the first update reached them.
 fn mixed(n: u32, tcp_size: &str, secs: u32, seed: u64) -> String {
-    network(2 * n, ", ka = {}", secs, seed)
-        + &format!(
-            r#"
+    let tcp = format!("kind = \"fixed\"\nsize = \"{tcp_size}\"\nstart = \"8s\"\njitter = \"100ms\"");
+    network(2 * n, ", ka = {}", secs, seed) + &ka_and_tcp(n, &tcp)
+}
+
+/// `n` long Kick-Ass flows joining over the first 2 s from s0… to r0…, and `n` TCP flows from
+/// the next hosts, the TCP workload's keys given by `tcp`; a 100 ms time series.
+fn ka_and_tcp(n: u32, tcp: &str) -> String {
+    format!(
+        r#"
 [[workload]]
 name = "ka"
 kind = "bulk"
@@ -197,20 +208,17 @@ dst = {ka_dst}
 transport = {{ cc = "kick-ass" }}
 [[workload]]
 name = "tcp"
-kind = "fixed"
-size = "{tcp_size}"
-start = "8s"
-jitter = "100ms"
+{tcp}
 src = {tcp_src}
 dst = {tcp_dst}
 [output]
 timeseries = "100ms"
 "#,
-            ka_src = hosts("s", 0..n),
-            ka_dst = hosts("r", 0..n),
-            tcp_src = hosts("s", n..2 * n),
-            tcp_dst = hosts("r", n..2 * n),
-        )
+        ka_src = hosts("s", 0..n),
+        ka_dst = hosts("r", 0..n),
+        tcp_src = hosts("s", n..2 * n),
+        tcp_dst = hosts("r", n..2 * n),
+    )
 }
 
 /// The paper's Fig. 5 behaviour: TCP sends the router silent and its flows into TCP mode; once
@@ -260,39 +268,8 @@ fn rate_mode_share(r: &Results, flows: &[u32], from: f64, to: f64) -> f64 {
 /// resumes at the fair share and the Kick-Ass flows are back in rate mode within seconds.
 #[test]
 fn after_tcp_fills_a_slow_link_the_rate_comes_back_and_the_flows_follow_it() {
-    let text = format!(
-        r#"
-[run]
-duration = "40s"
-[topology]
-kind = "dumbbell"
-pairs = 16
-access = {{ rate = "1Gbps", delay = "500us" }}
-bottleneck = {{ rate = "10Mbps", delay = "49ms", queue = {{ kind = "droptail", limit = "1000pkts" }}, ka = {{}} }}
-[[workload]]
-name = "ka"
-kind = "bulk"
-jitter = "2s"
-flows = 8
-src = {ka_src}
-dst = {ka_dst}
-transport = {{ cc = "kick-ass" }}
-[[workload]]
-name = "tcp"
-kind = "bulk"
-start = "8s"
-stop = "20s"
-flows = 8
-src = {tcp_src}
-dst = {tcp_dst}
-[output]
-timeseries = "100ms"
-"#,
-        ka_src = hosts("s", 0..8),
-        ka_dst = hosts("r", 0..8),
-        tcp_src = hosts("s", 8..16),
-        tcp_dst = hosts("r", 8..16),
-    );
+    let tcp = "kind = \"bulk\"\nstart = \"8s\"\nstop = \"20s\"";
+    let text = network_at("10Mbps", 16, ", ka = {}", 40, 1) + &ka_and_tcp(8, tcp);
     let (_, r) = run(&text);
     let ka: Vec<u32> = r.flows.iter().filter(|f| f.group == "ka").map(|f| f.flow_id).collect();
     let c = counters(&r, "left->right", "ka-router");

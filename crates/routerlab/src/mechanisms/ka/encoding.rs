@@ -107,7 +107,7 @@ mod tests {
     #[test]
     fn the_paper_bounds_map_to_24_and_1480_bytes() {
         // §II-A: 24 bytes ↔ 120 Kbps, 1480 ↔ 10 Gbps.
-        // The paper's constants make the ends approximate: F(120 Kbit/s) = 23.4 and
+        // The paper's constants make the ends approximate: F(120 Kbit/s) = 23.96 and
         // F(10 Gbit/s) = 1474.3 (to the nearest step, 1472); 1480 stands for 10.46 Gbit/s.
         assert_eq!(length_for_rate(Rate::from_kbps(121)), Some(24));
         assert!((exact_length(Rate::from_gbps(10)) - 1474.3).abs() < 0.1);
