@@ -73,6 +73,8 @@ class Incast:
     duration_s: float = 30.0  # a cap: the rounds end the run
     timestamps: bool = True
     rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
+    # ns-3 only: "linux" is ns-3's TCP taking RTT samples as Linux does (`LinuxRttSocket`).
+    ns3_rtt: str = "ns3"
     ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
     kind: str = field(default="incast", init=False)
 
@@ -149,6 +151,13 @@ def points() -> list[Dumbbell | Incast]:
         q for q in grid if q.name in ("dumbbell-newreno-100", "dumbbell-cubic-20")
     ]:
         grid.append(replace(p, name=f"{p.name}/ns3-rtt", rtt_model="ns3", ns3_same_as=p.name))
+    # ns-3 taking RTT samples as Linux does; routerlab unchanged (the 1 ms incasts, where the
+    # sampling decides the timeouts).
+    for p in [
+        q for q in grid if q.kind == "incast" and q.min_rto_ms == 1.0 and q.delay_spread_us == 0.0
+    ]:
+        if p.rtt_model == "linux":
+            grid.append(replace(p, name=f"{p.name}/ns3-linux-rtt", ns3_rtt="linux"))
     # ns-3's PRR counting as RFC 6937 does; routerlab unchanged (CUBIC also in Linux's
     # arithmetic, which ns-3's follows).
     for p in [q for q in grid if q.name in ("dumbbell-newreno-20", "dumbbell-cubic-20")]:

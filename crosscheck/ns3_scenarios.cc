@@ -113,8 +113,71 @@ static void Listen(Ptr<Node> n, Callback<void, Ptr<Socket>, const Address&> acce
     l->SetAcceptCallback(MakeCallback(&AcceptAll), accepted);
 }
 
+// ns-3's TCP with RTT samples as Linux takes them (`tcp_clean_rtx_queue`,
+// `tcp_ack_update_rtt`): from the send time of a never-retransmitted segment, the timestamp
+// echo only for a retransmitted one; and send times kept across a timeout. ns-3's own takes
+// every sample from the echo when timestamps are on (whole milliseconds), and
+// `ReTxTimeout` clears its send history (`m_history.clear()`), so that no sample comes until
+// data first sent after the timeout is acknowledged.
+class LinuxRttSocket : public TcpSocketBase {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("xc::LinuxRttSocket")
+                                .SetParent<TcpSocketBase>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<LinuxRttSocket>();
+        return tid;
+    }
+
+  protected:
+    Time CalculateRttSample(const TcpHeader& h, const RttHistory& e) override {
+        Time rtt;
+        if (h.GetAckNumber() >= e.seq + SequenceNumber32(e.count)) {
+            if (!e.retx) {
+                rtt = Simulator::Now() - e.time;
+            } else if (m_timestampEnabled && h.HasOption(TcpOption::TS)) {
+                auto ts = DynamicCast<const TcpOptionTS>(h.GetOption(TcpOption::TS));
+                rtt = TcpOptionTS::ElapsedTimeFromTsValue(ts->GetEcho());
+                if (rtt.IsZero()) rtt = MicroSeconds(1);
+            }
+        }
+        return rtt;
+    }
+    void ReTxTimeout() override {
+        auto kept = m_history;
+        SequenceNumber32 head = m_txBuffer->HeadSequence();
+        TcpSocketBase::ReTxTimeout();
+        if (m_history.empty() && !kept.empty()) {
+            m_history = kept;  // the timeout resent the head: its sample is ambiguous (Karn)
+            for (auto& e : m_history)
+                if (head >= e.seq && head < e.seq + SequenceNumber32(e.count)) e.retx = true;
+        }
+    }
+    Ptr<TcpSocketBase> Fork() override { return CopyObject<LinuxRttSocket>(this); }
+};
+
+// The RTT sampling of the senders' sockets: ns-3's, or Linux's (`LinuxRttSocket`).
+static bool g_linuxRtt = false;
+
+static Ptr<Socket> NewSocket(Ptr<Node> n) {
+    if (!g_linuxRtt) return Socket::CreateSocket(n, TcpSocketFactory::GetTypeId());
+    Ptr<TcpL4Protocol> tcp = n->GetObject<TcpL4Protocol>();
+    Ptr<LinuxRttSocket> s = CreateObject<LinuxRttSocket>();
+    s->SetNode(n);
+    s->SetTcp(tcp);
+    ObjectFactory rtt, cc, recovery;
+    rtt.SetTypeId(RttMeanDeviation::GetTypeId());
+    cc.SetTypeId(TcpNewReno::GetTypeId());
+    recovery.SetTypeId(TcpPrrRecovery::GetTypeId());
+    s->SetRtt(rtt.Create<RttEstimator>());
+    s->SetCongestionControlAlgorithm(cc.Create<TcpCongestionOps>());
+    s->SetRecoveryAlgorithm(recovery.Create<TcpRecoveryOps>());
+    tcp->AddSocket(s);
+    return s;
+}
+
 static void Open(uint32_t i, Ptr<Node> n, Ipv4Address dst) {
-    Ptr<Socket> s = Socket::CreateSocket(n, TcpSocketFactory::GetTypeId());
+    Ptr<Socket> s = NewSocket(n);
     s->TraceConnectWithoutContext("Retransmission", MakeBoundCallback(&OnRetx, i));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
@@ -200,6 +263,7 @@ std::string Dumbbell(uint32_t n, std::string cc, double bnMbps, uint32_t buf, in
                      bool ts, bool hystart, bool useRed, bool ecn, bool rfcPrr,
                      std::vector<double> starts) {
     S = State();
+    g_linuxRtt = false;
     // Streams numbered from 0 in every run, whatever ran before in this process (RED draws).
     RngSeedManager::ResetNextStreamIndex();
     Defaults(cc, minRtoMs, ts, hystart, ecn, rfcPrr);
@@ -267,8 +331,10 @@ std::string Dumbbell(uint32_t n, std::string cc, double bnMbps, uint32_t buf, in
 
 std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, uint32_t rounds,
                    double gbps, double delayUs, double firstRound, double duration,
-                   bool ts, std::vector<double> opens, std::vector<double> accessDelaysUs) {
+                   bool ts, bool linuxRtt, std::vector<double> opens,
+                   std::vector<double> accessDelaysUs) {
     S = State();
+    g_linuxRtt = linuxRtt;
     RngSeedManager::ResetNextStreamIndex();
     S.incast = true;
     S.block = block;

@@ -18,6 +18,8 @@ import grid  # noqa: E402
 import records  # noqa: E402
 import routerlab_side  # noqa: E402
 
+INCAST = ["goodput_mbps", "drops", "fct_mean_ms", "fct_p99_ms"]
+
 # (point, metrics): rows within tolerance of ns-3, to be kept so.
 AGREED = [
     ("dumbbell-newreno-20", ["goodput_mbps", "jain", "drops"]),
@@ -25,9 +27,11 @@ AGREED = [
     ("dumbbell-cubic-20", ["goodput_mbps", "jain"]),
     ("dumbbell-cubic-20/ns3-rfc6937-prr", ["goodput_mbps", "jain", "drops"]),
     ("dumbbell-dctcp-20", ["goodput_mbps", "jain", "drops"]),
-    ("incast-40-256pkts-200ms", ["goodput_mbps", "drops", "fct_mean_ms", "fct_p99_ms"]),
-    ("incast-40-256pkts-1ms", ["goodput_mbps", "drops", "fct_mean_ms", "fct_p99_ms"]),
+    ("incast-40-256pkts-200ms", INCAST),
+    ("incast-40-256pkts-1ms", INCAST),
     ("incast-120-64pkts-200ms", ["drops", "fct_mean_ms", "fct_p99_ms"]),
+    ("incast-40-256pkts-1ms/ns3-linux-rtt", INCAST),
+    ("incast-120-256pkts-1ms/ns3-linux-rtt", INCAST),
 ]
 
 
