@@ -113,12 +113,14 @@ static void Listen(Ptr<Node> n, Callback<void, Ptr<Socket>, const Address&> acce
     l->SetAcceptCallback(MakeCallback(&AcceptAll), accepted);
 }
 
-// ns-3's TCP with RTT samples as Linux takes them (`tcp_clean_rtx_queue`,
-// `tcp_ack_update_rtt`): from the send time of a never-retransmitted segment, the timestamp
-// echo only for a retransmitted one; and send times kept across a timeout. ns-3's own takes
-// every sample from the echo when timestamps are on (whole milliseconds), and
+// ns-3's TCP with RTT samples and the RTO's backoff as Linux and RFC 6298 have them
+// (`tcp_clean_rtx_queue`, `tcp_ack_update_rtt`): a sample from the send time of a
+// never-retransmitted segment, from the timestamp echo only for a retransmitted one; send
+// times kept across a timeout; and the backed-off RTO kept until a sample comes (RFC 6298 §5).
+// ns-3's own takes every sample from the echo when timestamps are on (whole milliseconds),
 // `ReTxTimeout` clears its send history (`m_history.clear()`), so that no sample comes until
-// data first sent after the timeout is acknowledged.
+// data first sent after the timeout is acknowledged, and `NewAck` ends the backoff on any ACK
+// of new data.
 class LinuxRttSocket : public TcpSocketBase {
   public:
     static TypeId GetTypeId() {
@@ -143,6 +145,11 @@ class LinuxRttSocket : public TcpSocketBase {
         }
         return rtt;
     }
+    void EstimateRtt(const TcpHeader& h) override {
+        uint32_t before = m_rtt->GetNSamples();
+        TcpSocketBase::EstimateRtt(h);
+        if (m_rtt->GetNSamples() != before) m_backedOff = false;
+    }
     void ReTxTimeout() override {
         auto kept = m_history;
         SequenceNumber32 head = m_txBuffer->HeadSequence();
@@ -152,8 +159,22 @@ class LinuxRttSocket : public TcpSocketBase {
             for (auto& e : m_history)
                 if (head >= e.seq && head < e.seq + SequenceNumber32(e.count)) e.retx = true;
         }
+        m_backedOff = true;
+    }
+    void NewAck(const SequenceNumber32& seq, bool resetRto) override {
+        Time backedOff = m_rto;
+        TcpSocketBase::NewAck(seq, resetRto);
+        if (resetRto && m_backedOff && m_retxEvent.IsPending()) {
+            // No sample since the timeout: the timer restarts with the backed-off RTO.
+            m_retxEvent.Cancel();
+            m_rto = backedOff;
+            m_retxEvent = Simulator::Schedule(m_rto, &LinuxRttSocket::ReTxTimeout, this);
+        }
     }
     Ptr<TcpSocketBase> Fork() override { return CopyObject<LinuxRttSocket>(this); }
+
+  private:
+    bool m_backedOff{false};
 };
 
 // The RTT sampling of the senders' sockets: ns-3's, or Linux's (`LinuxRttSocket`).
