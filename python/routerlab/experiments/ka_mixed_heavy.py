@@ -47,14 +47,18 @@ def tcp_rate(run, lo, hi) -> float:
     return max(rates)
 
 
+def ka_over_tcp(r) -> float:
+    """The Kick-Ass flows' mean rate over the TCP flows' in the with-TCP windows of run `r`."""
+    with_tcp, _ = windows(r)
+    return float(np.mean([mean_flow_rate(r, "ka", *w) / tcp_rate(r, *w) for w in with_tcp]))
+
+
 def mode_and_rates(r, q: dict) -> None:
     """The Kick-Ass flows' rate-mode shares and rates with and without TCP, into `q`."""
     with_tcp, alone = windows(r)
     q["rate_mode_alone"][r.seed] = np.mean([rate_mode_share(r, "ka", *w) for w in alone])
     q["rate_mode_with_tcp"][r.seed] = np.mean([rate_mode_share(r, "ka", *w) for w in with_tcp])
-    q["ka_over_tcp_with_tcp"][r.seed] = np.mean(
-        [mean_flow_rate(r, "ka", *w) / tcp_rate(r, *w) for w in with_tcp]
-    )
+    q["ka_over_tcp_with_tcp"][r.seed] = ka_over_tcp(r)
 
 
 def timeline(trace, silent_link: str, util_link: str, share_bps: float):
@@ -116,10 +120,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         arm = r.params.get("router", "default")
         if arm != "default":
             # A control arm: the Kick-Ass flows' share with TCP, named after the arm.
-            with_tcp, _ = windows(r)
-            q[f"ka_over_tcp_with_tcp_{arm}"][r.seed] = np.mean(
-                [mean_flow_rate(r, "ka", *w) / tcp_rate(r, *w) for w in with_tcp]
-            )
+            q[f"ka_over_tcp_with_tcp_{arm}"][r.seed] = ka_over_tcp(r)
             continue
         with_tcp, alone = windows(r)
         q["silent_with_tcp"][r.seed] = np.mean(

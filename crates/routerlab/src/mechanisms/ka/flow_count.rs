@@ -11,16 +11,18 @@
 const BITS: usize = 4096;
 const WORDS: usize = BITS / 64;
 
-/// Distinct flows in the current window, and the count of the window before.
+/// Distinct flows in the current window, and the bits the window before set.
 #[derive(Clone, Debug)]
 pub struct FlowCounter {
     bits: Box<[u64; WORDS]>,
-    last_window: f64,
+    /// Bits set in this window, and in the last one (kept as they change: no scan per query).
+    set: u32,
+    last_set: u32,
 }
 
 impl Default for FlowCounter {
     fn default() -> FlowCounter {
-        FlowCounter { bits: Box::new([0; WORDS]), last_window: 0.0 }
+        FlowCounter { bits: Box::new([0; WORDS]), set: 0, last_set: 0 }
     }
 }
 
@@ -29,27 +31,39 @@ impl FlowCounter {
     #[inline]
     pub fn observe(&mut self, key: u64) {
         let bit = (mix(key) as usize) % BITS;
-        self.bits[bit / 64] |= 1 << (bit % 64);
+        let (word, mask) = (&mut self.bits[bit / 64], 1 << (bit % 64));
+        self.set += (*word & mask == 0) as u32;
+        *word |= mask;
     }
 
     /// The window ends: its count becomes the last window's, and a new one starts.
     pub fn rotate(&mut self) {
-        self.last_window = self.current();
+        self.last_set = self.set;
+        self.set = 0;
         self.bits.fill(0);
     }
 
     /// Flows seen in the current window so far.
     pub fn current(&self) -> f64 {
-        let set: u32 = self.bits.iter().map(|w| w.count_ones()).sum();
-        let clear = (BITS as u32 - set).max(1) as f64;
-        -(BITS as f64) * (clear / BITS as f64).ln()
+        linear_count(self.set)
     }
 
-    /// The flows of the last full window or of this one, whichever saw more (a window just
-    /// begun has seen few).
-    pub fn estimate(&self) -> f64 {
-        self.last_window.max(self.current())
+    /// Bits set by the last full window or by this one, whichever set more (a window just begun
+    /// has seen few). The estimate grows with it, by at least one flow per bit.
+    pub fn bits_set(&self) -> u32 {
+        self.last_set.max(self.set)
     }
+
+    /// The flows of the last full window or of this one, whichever saw more.
+    pub fn estimate(&self) -> f64 {
+        linear_count(self.bits_set())
+    }
+}
+
+/// Linear counting's estimate from the bits set: −BITS · ln(share of bits still clear).
+fn linear_count(set: u32) -> f64 {
+    let clear = (BITS as u32 - set).max(1) as f64;
+    -(BITS as f64) * (clear / BITS as f64).ln()
 }
 
 /// A flow's key: both addresses and both ports.

@@ -210,10 +210,11 @@ impl KaRouter {
     }
 
     /// Every host pair sending data also sends RTT indicators: no legacy flow is present
-    /// (identical sets give identical counts; a legacy pair sets bits of its own).
+    /// (identical sets set the same bits; a legacy pair sets bits of its own). Asked on every
+    /// packet, so it compares the kept bit counts.
     fn only_kick_ass_flows(&self) -> bool {
-        let (data, ka) = (self.data_pairs.estimate(), self.ka_pairs.estimate());
-        data > 0.0 && data <= ka + 0.5
+        let data = self.data_pairs.bits_set();
+        data > 0 && data <= self.ka_pairs.bits_set()
     }
 
     /// R has been below the lowest code, the queue below the threshold, for an average RTT:
@@ -280,13 +281,16 @@ impl PortStage for KaRouter {
     ) -> Result<(), DropCause> {
         let ip = &pool.get(pkt).ip;
         self.rcp.on_input(ip.total_len as u32);
-        let rtt =
-            (ip.dont_fragment && !ip.is_fragment()).then(|| encoding::indicator_rtt(ip.total_len as u32));
-        if let Some(Some(rtt)) = rtt {
+        let rtt = if ip.dont_fragment && !ip.is_fragment() {
+            encoding::indicator_rtt(ip.total_len as u32)
+        } else {
+            None
+        };
+        if let Some(rtt) = rtt {
             self.stats.indicators += 1;
             self.rcp.on_rtt_sample(rtt);
         }
-        self.count_flow(pool.get(pkt), matches!(rtt, Some(Some(_))));
+        self.count_flow(pool.get(pkt), rtt.is_some());
         self.track_silence(now, q);
         Ok(())
     }
