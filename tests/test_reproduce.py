@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from html import escape
 from itertools import pairwise
 from pathlib import Path
 
@@ -23,7 +24,14 @@ from helpers import interrupt_while_writing, routerlab
 from routerlab import experiments
 from routerlab.experiments import incast, models, small_packet
 from routerlab.experiments.stats import Estimate, mean_ci, percentile_ci
-from routerlab.experiments.verdict import ClaimError, build_verdict, judge, write_verdict
+from routerlab.experiments.verdict import (
+    ClaimError,
+    build_verdict,
+    judge,
+    ours_text,
+    paper_text,
+    write_verdict,
+)
 from routerlab.report import write_report
 
 META = {"quick": True, "routerlab_version": "test", "git_commit": "abc", "seeds": [1, 2, 3]}
@@ -182,6 +190,8 @@ def test_the_reproduction_report_reads_at_1400_pixels_without_scrolling(tmp_path
     v = build_verdict(exp, {"q": Estimate(123456.789, 0.1234, 987654.3, 3)}, META)
     v["notes"] = "Notes with **bold**, `code` and a list:\n\n- one\n- two"
     write_verdict(tmp_path, v, v["notes"])
+    html = (write_report(tmp_path)).read_text()
+    assert escape(paper_text(v["claims"][0])) in html and escape(ours_text(v["claims"][0])) in html
     page = load(write_report(tmp_path), width=1400, height=900, evaluate=LAYOUT)
     assert page.errors == []
     lay = page.value
@@ -352,6 +362,7 @@ def test_the_results_document_is_generated_from_the_verdicts(exp_dir: Path, tmp_
     assert "written against the run at commit 0000000" in doc
     for c in v["claims"]:
         assert f"**{c['id']}**" in doc and c["criterion"] in doc
+        assert ours_text(c) in doc, "ours, in the claim's unit"
     to = tmp_path / "docs" / "experiments.md"
     to.parent.mkdir()
     routerlab("reproduce", "document", "--out", str(out), "--to", str(to), check=True)
