@@ -47,8 +47,12 @@ static void OnRetx(uint32_t i, Ptr<const Packet>, const TcpHeader&, const Addres
                    Ptr<const TcpSocketBase>) { S.flows[i].retx++; }
 
 // A retransmission timeout doubles the RTO (capped at 60 s); so does a SYN retransmission,
-// counted apart by its SYN.
+// counted apart by its SYN. `LinuxRttSocket::NewAck` sets the RTO from the estimate and then
+// back to the backed-off value, which can be exactly twice the estimate (both at the minimum):
+// changes made there are no timeouts.
+static bool g_inNewAck = false;
 static void OnRto(uint32_t i, Time oldv, Time newv) {
+    if (g_inNewAck) return;
     if (oldv.IsStrictlyPositive() && (newv == oldv + oldv || (newv == Seconds(60) && oldv < newv)))
         S.flows[i].rto_doublings++;
 }
@@ -146,6 +150,13 @@ class LinuxRttSocket : public TcpSocketBase {
         return rtt;
     }
     void EstimateRtt(const TcpHeader& h) override {
+        // Karn's rule over the whole ACK, as Linux (`FLAG_RETRANS_DATA_ACKED`): no send-time
+        // sample when any retransmitted segment is among those it acknowledges (ns-3 looks at
+        // the oldest only).
+        for (auto& e : m_history) {
+            if (e.seq >= h.GetAckNumber()) break;
+            if (e.retx && !m_history.empty()) { m_history.front().retx = true; break; }
+        }
         uint32_t before = m_rtt->GetNSamples();
         TcpSocketBase::EstimateRtt(h);
         if (m_rtt->GetNSamples() != before) m_backedOff = false;
@@ -163,6 +174,7 @@ class LinuxRttSocket : public TcpSocketBase {
     }
     void NewAck(const SequenceNumber32& seq, bool resetRto) override {
         Time backedOff = m_rto;
+        g_inNewAck = true;
         TcpSocketBase::NewAck(seq, resetRto);
         if (resetRto && m_backedOff && m_retxEvent.IsPending()) {
             // No sample since the timeout: the timer restarts with the backed-off RTO.
@@ -170,6 +182,7 @@ class LinuxRttSocket : public TcpSocketBase {
             m_rto = backedOff;
             m_retxEvent = Simulator::Schedule(m_rto, &LinuxRttSocket::ReTxTimeout, this);
         }
+        g_inNewAck = false;
     }
     Ptr<TcpSocketBase> Fork() override { return CopyObject<LinuxRttSocket>(this); }
 
