@@ -325,3 +325,29 @@ fn same_seed_same_results() {
     assert_eq!(a.stages, b.stages);
     assert_eq!(a.timeseries, b.timeseries);
 }
+
+/// Legacy TCP sets DF on its segments by default (Linux's path-MTU discovery), so a Kick-Ass
+/// router passes them whole; without DF (`dont_fragment = false`, as ns-3 sends) the router
+/// fragments them to signal its rate, which the legacy receiver reassembles and ignores.
+#[test]
+fn a_kick_ass_router_signals_to_legacy_tcp_only_without_df() {
+    for (df, signalled) in [(true, false), (false, true)] {
+        let text = network(2, ", ka = {}", 3, 1)
+            + &format!(
+                r#"
+[transport]
+dont_fragment = {df}
+[[workload]]
+kind = "fixed"
+size = "1MB"
+src = "s0"
+dst = "r0"
+"#
+            );
+        let (_, r) = run(&text);
+        let c = counters(&r, "left->right", "ka-router");
+        assert_eq!(c["signalled"] > 0, signalled, "dont_fragment = {df}: {c:?}");
+        assert_eq!(c["df_passed"] > 0, !signalled, "dont_fragment = {df}: {c:?}");
+        assert_eq!(r.flows[0].bytes_delivered, 1_000_000, "the flow completes either way");
+    }
+}

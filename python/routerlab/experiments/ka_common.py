@@ -25,6 +25,17 @@ def completed_fcts(run: Run, group: str | None = None) -> tuple[np.ndarray, np.n
     return np.ceil(size[keep] / SEGMENT_BYTES), fct[keep]
 
 
+#: Flows of at least this many packets are "large" (the top two size bins), where Fig. 3's and
+#: Fig. 4's curves lie furthest apart.
+LARGE_PACKETS = 500
+
+
+def mean_large_fct(sizes: np.ndarray, fcts: np.ndarray) -> float:
+    """Mean FCT of the flows of at least LARGE_PACKETS packets (NaN if none completed)."""
+    large = fcts[sizes >= LARGE_PACKETS]
+    return float(large.mean()) if len(large) else float("nan")
+
+
 def size_bin(packets: np.ndarray) -> np.ndarray:
     """The index of each size's bin in SIZE_BINS."""
     return np.searchsorted(SIZE_BINS, packets, side="right") - 1
@@ -79,6 +90,14 @@ def mean_flow_rate(run: Run, group: str, lo: float, hi: float) -> float:
     return float(np.asarray(ts.column("delivered_bps"), dtype=float)[keep].mean())
 
 
+def mean_signalled_rate(run: Run, group: str, lo: float, hi: float) -> float:
+    """The group's flows' mean last-signalled rate (bit/s) over (lo, hi]; NaN if none heard."""
+    ts, keep = _rows(run, group, lo, hi)
+    rate = np.asarray(ts.column("signalled_rate_bps").to_pylist(), dtype=float)[keep]
+    rate = rate[~np.isnan(rate)]
+    return float(rate.mean()) if len(rate) else float("nan")
+
+
 def rate_mode_share(run: Run, group: str, lo: float, hi: float) -> float:
     """Share of the group's samples in (lo, hi] in which the sender followed a signalled rate."""
     ts, keep = _rows(run, group, lo, hi)
@@ -122,3 +141,51 @@ def shade(ax, t: np.ndarray, on: np.ndarray, **kw) -> None:
             start = None
     if start is not None:
         ax.axvspan(start, t[-1], lw=0, **kw)
+
+
+def stage_counter(run: Run, at: str, name: str, stage: str = "ka-router") -> int:
+    """One counter of a router stage at one port (stages.parquet)."""
+    t = run.tables["stages"]
+    return sum(
+        v
+        for a, st, c, v in zip(
+            t.column("at").to_pylist(),
+            t.column("stage").to_pylist(),
+            t.column("counter").to_pylist(),
+            t.column("value").to_pylist(),
+            strict=True,
+        )
+        if a == at and st == stage and c == name
+    )
+
+
+def period_rows(rows: dict, run: Run, arm: str, periods: list, link: str, silent_above: float):
+    """One row per period of one run into `rows` (a column table): which arm and seed, the
+    period (`with-tcp` or `alone`, its window), the share of the Kick-Ass flows' samples in rate
+    mode, the share of `link`'s queue samples over `silent_above` (its Kick-Ass router silent),
+    the Kick-Ass flows' mean delivered and last-signalled rates, and `tcp_mbps` (given per period:
+    NaN when alone)."""
+    for kind, (lo, hi), tcp_bps in periods:
+        rows["arm"].append(arm)
+        rows["seed"].append(run.seed)
+        rows["period"].append(kind)
+        rows["from_s"].append(lo)
+        rows["to_s"].append(hi)
+        rows["rate_mode"].append(rate_mode_share(run, "ka", lo, hi))
+        rows["router_silent"].append(over_threshold_share(run, link, silent_above, lo, hi))
+        rows["ka_mbps"].append(mean_flow_rate(run, "ka", lo, hi) / 1e6)
+        rows["signalled_mbps"].append(mean_signalled_rate(run, "ka", lo, hi) / 1e6)
+        rows["tcp_mbps"].append(tcp_bps / 1e6)
+
+
+def end_state_row(rows: dict, run: Run, arm: str, link: str, silent_above: float, last: float):
+    """One row per run: the Kick-Ass router's rate and signal length when the run ended, whether
+    its queue kept it silent then, and the Kick-Ass flows' rate-mode share over the last `last`
+    seconds — a rate locked at its floor shows here."""
+    end = float(run.summary["sim_seconds"])
+    rows["arm"].append(arm)
+    rows["seed"].append(run.seed)
+    rows["rate_kbps_at_end"].append(stage_counter(run, link, "rate_kbps_at_end"))
+    rows["signal_len_at_end"].append(stage_counter(run, link, "signal_len_at_end"))
+    rows["silent_at_end"].append(over_threshold_share(run, link, silent_above, end - 0.5, end) > 0)
+    rows["rate_mode_last"].append(rate_mode_share(run, "ka", end - last, end))

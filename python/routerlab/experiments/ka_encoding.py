@@ -10,37 +10,61 @@ import pyarrow as pa
 
 from .. import _core
 from . import Analysis
+from .ka_common import stage_counter
 from .plots import figure
 from .stats import Estimate, mean_ci
 
 IP_HEADER_BYTES = 20
+LINK = "left->right"
 
 
 def exact(x: float) -> Estimate:
     return Estimate(float(x), None, None, 1)
 
 
-def router_counter(run, name: str) -> int:
-    t = run.tables["stages"]
-    return sum(
-        v
-        for at, stage, c, v in zip(
-            t.column("at").to_pylist(),
-            t.column("stage").to_pylist(),
-            t.column("counter").to_pylist(),
-            t.column("value").to_pylist(),
-            strict=True,
-        )
-        if at == "left->right" and stage == "ka-router" and c == name
-    )
-
-
 def overhead(run) -> float:
+    """Extra IP header bytes the Kick-Ass router added over the bytes its link sent."""
     links = run.tables["links"]
     tx = dict(
         zip(links.column("link").to_pylist(), links.column("tx_bytes").to_pylist(), strict=True)
     )
-    return router_counter(run, "signalled") * IP_HEADER_BYTES / tx["left->right"]
+    return stage_counter(run, LINK, "signalled") * IP_HEADER_BYTES / tx[LINK]
+
+
+def flow_column(run, name: str) -> float:
+    return float(run.tables["flows"].column(name).to_pylist()[0])
+
+
+def rate_mode_share(run) -> float:
+    """The flow's time in rate mode over its lifetime."""
+    life = float(run.summary["sim_seconds"]) - flow_column(run, "start_s")
+    return flow_column(run, "rate_mode_s") / life
+
+
+def by_arm(runs: list) -> dict:
+    """The runs of each `signalling` arm, by seed."""
+    out = defaultdict(dict)
+    for r in runs:
+        out[r.params.get("signalling", "every-packet")][r.seed] = r
+    return out
+
+
+def overhead_quantities(arms: dict) -> dict:
+    """The every-packet arm's overhead; the spaced arm's (§V) as a share of it, its goodput over
+    the every-packet arm's, and its flow's share of time in rate mode (same seeds)."""
+    every, spaced = arms["every-packet"], arms.get("spaced", {})
+    seeds = sorted(set(every) & set(spaced))
+    out = {"overhead": mean_ci(overhead(r) for r in every.values())}
+    if seeds:
+        out["spaced_overhead_share"] = mean_ci(
+            overhead(spaced[s]) / overhead(every[s]) for s in seeds
+        )
+        out["spaced_goodput_gain"] = mean_ci(
+            flow_column(spaced[s], "goodput_bps") / flow_column(every[s], "goodput_bps")
+            for s in seeds
+        )
+        out["spaced_rate_mode"] = mean_ci(rate_mode_share(spaced[s]) for s in seeds)
+    return out
 
 
 def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
@@ -54,7 +78,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         "indicator_round_trip_failures": exact(
             sum(1 for size, _, back in indicators if back != size)
         ),
-        "overhead": mean_ci(overhead(r) for r in runs),
+        **overhead_quantities(by_arm(runs)),
         "level_step": exact(float(np.mean(rates[1:] / rates[:-1]) - 1)),
     }
     level_rows = {

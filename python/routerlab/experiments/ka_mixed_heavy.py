@@ -10,9 +10,11 @@ import pyarrow as pa
 
 from . import Analysis
 from .ka_common import (
+    end_state_row,
     flow_ids,
     mean_flow_rate,
     over_threshold_share,
+    period_rows,
     queue_samples,
     rate_mode_share,
     shade,
@@ -45,6 +47,27 @@ def tcp_rate(run, lo, hi) -> float:
     rates = [mean_flow_rate(run, g, lo, hi) for g in groups if flow_ids(run, g)]
     # Only the period's own flows have samples with data in (lo, hi]; the others deliver 0.
     return max(rates)
+
+
+def periods_of(r) -> list:
+    """(kind, window, TCP flows' rate) of every period of run `r`, in time order."""
+    with_tcp, alone = windows(r)
+    out = [("with-tcp", w, tcp_rate(r, *w)) for w in with_tcp]
+    out += [("alone", w, float("nan")) for w in alone]
+    return sorted(out, key=lambda p: p[1][0])
+
+
+def per_period_tables(runs, link: str, arm_key: str, router_arms=None) -> dict:
+    """The `periods` and `seeds` tables: every period of every seed of every arm, and the end
+    state of each run of the arms whose `link` has a Kick-Ass router (`router_arms`; None: all)
+    — averages hide a seed or a period that went wrong."""
+    periods, seeds = defaultdict(list), defaultdict(list)
+    for r in sorted(runs, key=lambda r: (r.params.get(arm_key, "default"), r.seed)):
+        arm = r.params.get(arm_key, "default")
+        period_rows(periods, r, arm, periods_of(r), link, SILENT_ABOVE)
+        if router_arms is None or arm in router_arms:
+            end_state_row(seeds, r, arm, link, SILENT_ABOVE, last=5.0)
+    return {"periods": pa.table(dict(periods)), "seeds": pa.table(dict(seeds))}
 
 
 def ka_over_tcp(r) -> float:
@@ -90,14 +113,17 @@ def timeline(trace, silent_link: str, util_link: str, share_bps: float):
     return draw
 
 
-def timeline_analysis(exp, q, trace, silent_link, util_link, share_bps, caption) -> Analysis:
-    """Estimates of every per-seed quantity in `q`, their table, and the timeline figure."""
+def timeline_analysis(
+    exp, q, trace, silent_link, util_link, share_bps, caption, tables=None
+) -> Analysis:
+    """Estimates of every per-seed quantity in `q`, their table (and `tables`), and the
+    timeline figure."""
     seeds = sorted(next(iter(q.values())))
     quantities = {k: mean_ci(v[s] for s in seeds) for k, v in q.items()}
     draw = timeline(trace, silent_link, util_link, share_bps)
     return Analysis(
         quantities=quantities,
-        tables={"summary": summary_table(quantities)},
+        tables={"summary": summary_table(quantities), **(tables or {})},
         figures=[figure(draw, "timeline", f"{exp['id']}: {caption}", ncols=2, sharey=False)],
     )
 
@@ -135,4 +161,6 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         )
         if trace is None:
             trace = r
-    return timeline_analysis(exp, q, trace, LINK, LINK, SHARE_BPS, "shaded = router in TCP mode")
+    caption = "shaded = router in TCP mode"
+    tables = per_period_tables(runs, LINK, "router")
+    return timeline_analysis(exp, q, trace, LINK, LINK, SHARE_BPS, caption, tables)

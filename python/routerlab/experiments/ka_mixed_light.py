@@ -8,7 +8,14 @@ from collections import defaultdict
 import pyarrow as pa
 
 from . import Analysis
-from .ka_common import SIZE_BINS, bin_label, completed_fcts, draw_fct_by_size, mean_fct_by_bin
+from .ka_common import (
+    SIZE_BINS,
+    bin_label,
+    completed_fcts,
+    draw_fct_by_size,
+    mean_fct_by_bin,
+    mean_large_fct,
+)
 from .plots import figure
 from .stats import mean_ci
 
@@ -25,12 +32,14 @@ CURVES = (
 
 def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     mean: dict[str, dict[int, float]] = defaultdict(dict)
+    large: dict[str, dict[int, float]] = defaultdict(dict)
     by_bin: dict[str, dict[int, list[float]]] = defaultdict(dict)
     for r in runs:
         for label, arm, group in CURVES:
             if r.params["arm"] == arm:
                 sizes, fcts = completed_fcts(r, group)
                 mean[label][r.seed] = float(fcts.mean())
+                large[label][r.seed] = mean_large_fct(sizes, fcts)
                 by_bin[label][r.seed] = mean_fct_by_bin(sizes, fcts)
     seeds = sorted(mean["TCP no KA"])
     quantities = {
@@ -40,6 +49,10 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         "tcp_over_ka_shared": mean_ci(mean["TCP shared"][s] / mean["KA shared"][s] for s in seeds),
         "tcp_ns3_over_ka_shared": mean_ci(
             mean["ns-3.1x TCP shared"][s] / mean["KA beside ns-3.1x TCP"][s] for s in seeds
+        ),
+        # …and over the large flows alone.
+        "tcp_ns3_over_ka_shared_large": mean_ci(
+            large["ns-3.1x TCP shared"][s] / large["KA beside ns-3.1x TCP"][s] for s in seeds
         ),
     }
     rows = defaultdict(list)

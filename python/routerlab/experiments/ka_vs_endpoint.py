@@ -10,13 +10,27 @@ import numpy as np
 import pyarrow as pa
 
 from . import Analysis
-from .ka_common import SEGMENT_BYTES, completed_fcts
+from .ka_common import SEGMENT_BYTES, completed_fcts, queue_samples
 from .plots import figure
 from .stats import mean_ci
 
-SCHEMES = ("ka", "cubic", "cubic-fq-codel")
-LABEL = {"ka": "Kick-Ass", "cubic": "CUBIC", "cubic-fq-codel": "CUBIC on FQ-CoDel+ECN"}
-SHORT = {"ka": "Kick-Ass", "cubic": "CUBIC", "cubic-fq-codel": "CUBIC/FQ-CoDel"}
+SCHEMES = ("ka", "cubic", "cubic-fq-codel", "ka-fast")
+LABEL = {
+    "ka": "Kick-Ass",
+    "cubic": "CUBIC",
+    "cubic-fq-codel": "CUBIC on FQ-CoDel+ECN",
+    "ka-fast": "Kick-Ass, α = 0.4",
+}
+SHORT = {
+    "ka": "Kick-Ass",
+    "cubic": "CUBIC",
+    "cubic-fq-codel": "CUBIC/FQ-CoDel",
+    "ka-fast": "KA α=.4",
+}
+LINK = "left->right"
+PACKET_BITS = 1500 * 8
+#: Sampled queueing delays above this count as long waits in the `minutes` table.
+LONG_WAIT_S = 0.1
 
 
 def delay_histogram(run) -> tuple[np.ndarray, np.ndarray]:
@@ -35,13 +49,40 @@ def delay_percentile(run, p: float) -> float:
     return float(upper[np.searchsorted(cum, p / 100)])
 
 
+def over_best_cubic(thr: dict, arm: str, seeds: list):
+    """A Kick-Ass arm's mean per-flow throughput over the better CUBIC's, heavy load."""
+    best = {s: max(thr["heavy", "cubic"][s], thr["heavy", "cubic-fq-codel"][s]) for s in seeds}
+    return mean_ci(thr["heavy", arm][s] / best[s] for s in seeds)
+
+
+def minute_rows(rows: dict, run, load: str, arm: str, rate_bps: float) -> None:
+    """Per minute of one run: the median and 99th percentile of the queueing delay the 100 ms
+    queue samples imply (packets × 1500 B at the link rate), and the share above LONG_WAIT_S —
+    a rate locked at its floor shows here as minutes of long waits."""
+    t, q = queue_samples(run, LINK)
+    delay = q * PACKET_BITS / rate_bps
+    for m in range(int(np.ceil(t.max() / 60)) if len(t) else 0):
+        d = delay[(t > 60 * m) & (t <= 60 * (m + 1))]
+        if not len(d):
+            continue
+        rows["load"].append(load)
+        rows["scheme"].append(arm)
+        rows["seed"].append(run.seed)
+        rows["minute"].append(m)
+        rows["median_delay_s"].append(float(np.median(d)))
+        rows["p99_delay_s"].append(float(np.percentile(d, 99)))
+        rows["long_wait_share"].append(float((d > LONG_WAIT_S).mean()))
+
+
 def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     fct = defaultdict(dict)
     thr = defaultdict(dict)
     med = defaultdict(dict)
     p99 = defaultdict(dict)
     heavy_runs = {}
-    for r in runs:
+    minutes = defaultdict(list)
+    rates = {"light": 100e6, "heavy": 10e6}
+    for r in sorted(runs, key=lambda r: (r.params["load"], r.params["scheme"], r.seed)):
         load = r.params["load"].removesuffix("-quick")
         arm = r.params["scheme"]
         sizes, fcts = completed_fcts(r)
@@ -51,6 +92,8 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         p99[load, arm][r.seed] = delay_percentile(r, 99)
         if load == "heavy" and r.seed == min(x.seed for x in runs):
             heavy_runs[arm] = r
+        if load == "heavy":
+            minute_rows(minutes, r, load, arm, rates[load])
     seeds = sorted(fct["light", "ka"])
 
     def ratio(table, load, a, b):
@@ -60,11 +103,10 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         "light_cubic_over_ka": ratio(fct, "light", "cubic", "ka"),
         "light_fq_codel_over_ka": ratio(fct, "light", "cubic-fq-codel", "ka"),
         "heavy_ka_median_delay_s": mean_ci(med["heavy", "ka"][s] for s in seeds),
+        "heavy_ka_p99_delay_s": mean_ci(p99["heavy", "ka"][s] for s in seeds),
         "heavy_cubic_p99_delay_s": mean_ci(p99["heavy", "cubic"][s] for s in seeds),
-        "heavy_ka_over_best_cubic_throughput": mean_ci(
-            thr["heavy", "ka"][s] / max(thr["heavy", "cubic"][s], thr["heavy", "cubic-fq-codel"][s])
-            for s in seeds
-        ),
+        "heavy_ka_over_best_cubic_throughput": over_best_cubic(thr, "ka", seeds),
+        "heavy_ka_fast_over_best_cubic_throughput": over_best_cubic(thr, "ka-fast", seeds),
     }
     rows = defaultdict(list)
     for load in ("light", "heavy"):
@@ -97,7 +139,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
 
     return Analysis(
         quantities=quantities,
-        tables={"endpoint": pa.table(dict(rows))},
+        tables={"endpoint": pa.table(dict(rows)), "minutes": pa.table(dict(minutes))},
         figures=[
             figure(draw, "endpoint", f"{exp['id']}: Kick-Ass against CUBIC", ncols=3, sharey=False)
         ],

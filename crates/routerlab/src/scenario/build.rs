@@ -7,14 +7,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::schema::{
-    Cc, ConnectMode, CubicCc, CubicModelName, DctcpCc, DupAckFilterName, ForwardingName, KaStage, KickAssCc,
-    Link, LinkState, PermutationPattern, Queue, RcpStage, RecoveryName, RttModelName, SpOccupancyName,
-    SpStage, SpVariantName, TaqDropName, Topology, Transport, Workload,
+    Cc, ConnectMode, CubicCc, CubicModelName, DctcpCc, DupAckFilterName, ForwardingName, KaRoundingName,
+    KaStage, KickAssCc, Link, LinkState, PermutationPattern, Queue, RcpStage, RecoveryName, RttModelName,
+    SpOccupancyName, SpStage, SpVariantName, TaqDropName, Topology, Transport, Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Starts, Threshold};
 use super::{Scenario, ScenarioError};
 use crate::ids::{ConnId, HostId, NodeId, PortId};
 use crate::mechanisms::cp::CpParams;
+use crate::mechanisms::ka::encoding::Rounding;
 use crate::mechanisms::ka::{KaEndpoint, KaParams, RateProtocol, RcpParams};
 use crate::mechanisms::plts::spray::RrScope;
 use crate::mechanisms::plts::{FilterKind, FilterParams};
@@ -110,6 +111,7 @@ impl Default for Transport {
             delayed_ack_timeout: PositiveDuration(d.delayed_ack.unwrap_or(da).timeout),
             rcv_buf: ByteSize(d.rcv_buf),
             initial_ssthresh: d.initial_ssthresh.map(ByteSize),
+            dont_fragment: d.dont_fragment,
             ecn: d.ecn,
             pacing: d.pacing,
             cp: d.cp,
@@ -184,6 +186,7 @@ impl Transport {
                 .then_some(DelayedAck { count: self.delayed_ack_count, timeout: self.delayed_ack_timeout.0 }),
             rcv_buf: self.rcv_buf.0,
             initial_ssthresh: self.initial_ssthresh.map(|b| b.0),
+            dont_fragment: self.dont_fragment,
             ecn: self.ecn,
             pacing: self.pacing,
             cp: self.cp,
@@ -636,6 +639,12 @@ fn sp_params(s: &SpStage, queue: &QueueSpec, path: &str, p: &mut Problems) -> Sp
     sp
 }
 
+/// A Kick-Ass router's spacing between one flow's signals, in average RTTs, at most: beyond a
+/// few RTTs its endpoints, hearing no rate for an RTT, would be in TCP mode all the time.
+const MAX_SIGNAL_SPACING: f64 = 10.0;
+/// Slots in its spacing table at most (16 bytes each: 16 MiB).
+const MAX_SIGNAL_SLOTS: usize = 1 << 20;
+
 /// Kick-Ass's router parameters from a link's `ka` table.
 fn ka_params(k: &KaStage, path: &str, p: &mut Problems) -> KaParams {
     let d = KaParams::default();
@@ -646,7 +655,25 @@ fn ka_params(k: &KaStage, path: &str, p: &mut Problems) -> KaParams {
         resume_threshold: k.resume_threshold.or(k.queue_threshold).unwrap_or(d.resume_threshold),
         reanchor: k.reanchor.unwrap_or(d.reanchor),
         legacy_detection: k.legacy_detection.unwrap_or(d.legacy_detection),
+        rounding: match k.rounding.unwrap_or_default() {
+            KaRoundingName::Nearest => Rounding::Nearest,
+            KaRoundingName::Down => Rounding::Down,
+        },
+        signal_spacing: k.signal_spacing.unwrap_or(d.signal_spacing),
+        signal_slots: k.signal_slots.map_or(d.signal_slots, |n| n as usize),
     };
+    if !(ka.signal_spacing >= 0.0 && ka.signal_spacing <= MAX_SIGNAL_SPACING) {
+        p.at(
+            format!("{path}.signal_spacing"),
+            format!("{} is not a share of the RTT from 0 to {MAX_SIGNAL_SPACING}", ka.signal_spacing),
+        );
+    }
+    if !(1..=MAX_SIGNAL_SLOTS).contains(&ka.signal_slots) {
+        p.at(
+            format!("{path}.signal_slots"),
+            format!("{} is not a table size (1 to {MAX_SIGNAL_SLOTS})", ka.signal_slots),
+        );
+    }
     if !(ka.queue_threshold > 0.0 && ka.queue_threshold <= 1.0) {
         p.at(
             format!("{path}.queue_threshold"),

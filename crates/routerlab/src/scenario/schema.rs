@@ -256,6 +256,16 @@ pub struct RcpStage {
     pub hold_while_silent: Option<bool>,
 }
 
+/// `ka.rounding`: how a Kick-Ass router rounds F(R) to a multiple of 8 bytes.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KaRoundingName {
+    #[default]
+    #[serde(rename = "nearest")]
+    Nearest,
+    #[serde(rename = "down")]
+    Down,
+}
+
 /// Kick-Ass's router (`mechanisms::ka::router`); every key optional.
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Default)]
 #[serde(deny_unknown_fields)]
@@ -275,6 +285,15 @@ pub struct KaStage {
     /// Fall silent only while legacy flows share the link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legacy_detection: Option<bool>,
+    /// How F(R) is rounded to a length: `"nearest"` (default) or `"down"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounding: Option<KaRoundingName>,
+    /// Signal a flow at most once per this share of the average RTT (§V); 0: every packet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal_spacing: Option<f64>,
+    /// Slots of the spacing table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal_slots: Option<u32>,
     /// The rate computation's parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcp: Option<RcpStage>,
@@ -690,6 +709,8 @@ pub struct Transport {
     /// The slow-start threshold a connection starts with (none: unbounded, as Linux).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<ByteSize>,
+    /// DF on every segment (Linux's path-MTU discovery); false: routers may fragment them.
+    pub dont_fragment: bool,
     pub ecn: bool,
     pub pacing: bool,
     /// CP endpoints: PACK on a cut segment, resend on a PACK.

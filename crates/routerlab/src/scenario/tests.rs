@@ -642,6 +642,16 @@ fn kick_ass_keys_are_checked() {
         first_error(&with_ka("rcp = { max_decrease = 1 }")),
         "topology.bottleneck.ka.rcp.max_decrease: 1 is not a factor in [0, 1)"
     );
+    assert_eq!(
+        first_error(&with_ka("signal_spacing = -0.5")),
+        "topology.bottleneck.ka.signal_spacing: -0.5 is not a share of the RTT from 0 to 10"
+    );
+    assert_eq!(
+        first_error(&with_ka("signal_spacing = 0.5, signal_slots = 0")),
+        "topology.bottleneck.ka.signal_slots: 0 is not a table size (1 to 1048576)"
+    );
+    let e = first_error(&with_ka(r#"rounding = "up""#));
+    assert!(e.starts_with("topology.bottleneck.ka.rounding"), "{e}");
     let fq = with_ka("").replace(r#"kind = "droptail", limit = "100pkts""#, r#"kind = "fq_codel""#);
     let e = first_error(&fq);
     assert!(

@@ -118,6 +118,10 @@ pub struct TcpConfig {
     /// The slow-start threshold a connection starts with, bytes (None: unbounded, as Linux
     /// and RFC 5681 §3.1 "arbitrarily high"; ns-3 before 3.26 started from 65 535).
     pub initial_ssthresh: Option<u64>,
+    /// Set DF on every segment (Linux's path-MTU discovery, RFC 1191: `ip_no_pmtu_disc` 0), so
+    /// no router fragments them. ns-3's IPv4 never sets it (`Ipv4L3Protocol::Send`). A Kick-Ass
+    /// connection clears it whatever this says, so that Kick-Ass routers can signal (§IV-C).
+    pub dont_fragment: bool,
     /// Negotiate ECN (RFC 3168). DCTCP turns it on itself.
     pub ecn: bool,
     /// Pace transmissions at the rate the controller gives (or cwnd/SRTT scaled, see
@@ -169,6 +173,7 @@ impl Default for TcpConfig {
             delayed_ack: None,
             rcv_buf: 16 << 20,
             initial_ssthresh: None,
+            dont_fragment: true,
             ecn: false,
             pacing: false,
             cp: false,

@@ -430,9 +430,10 @@ impl TcpSocket {
         self.rate_ok
     }
 
-    /// A Kick-Ass pair leaves DF clear on its data, so routers may fragment it (§IV-C).
+    /// A Kick-Ass pair leaves DF clear on its data, so routers may fragment it (§IV-C); so does
+    /// a connection configured without DF (`dont_fragment = false`, as ns-3 sends).
     pub fn allows_fragmentation(&self) -> bool {
-        self.rate_ok == Some(RateProtocol::KickAss)
+        self.rate_ok == Some(RateProtocol::KickAss) || !self.cfg.dont_fragment
     }
 
     /// The IP layer reassembled a datagram for this socket whose leading fragment carried

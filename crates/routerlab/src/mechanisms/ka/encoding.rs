@@ -61,13 +61,34 @@ pub fn min_rate() -> Rate {
     rate_of_length(MIN_LENGTH)
 }
 
+/// How F(R) becomes a multiple of 8. The paper does not say (§II-A).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Rounding {
+    /// To the nearest level: the rate read is within half a step (±3.2 %) of R.
+    #[default]
+    Nearest,
+    /// To the level at or below: the rate read never exceeds R (up to 6.5 % under it).
+    Down,
+}
+
 /// The length a router signals for rate `r`: F(R) to the nearest multiple of 8, clamped to
 /// 24…1480; `None` below the lowest rate (no signal).
 pub fn length_for_rate(r: Rate) -> Option<u32> {
+    length_for_rate_rounded(r, Rounding::Nearest)
+}
+
+/// [`length_for_rate`] with the given rounding.
+pub fn length_for_rate_rounded(r: Rate, rounding: Rounding) -> Option<u32> {
     if r < min_rate() {
         return None;
     }
-    let steps = libm::round(exact_length(r) / LENGTH_STEP as f64);
+    let exact = exact_length(r) / LENGTH_STEP as f64;
+    let steps = match rounding {
+        Rounding::Nearest => libm::round(exact),
+        // A hair of slack (10⁻⁴ of a step, 0.0006 % of the rate), so that a level's own rate,
+        // rounded to whole bit/s, maps to that level.
+        Rounding::Down => libm::floor(exact + 1e-4),
+    };
     let len = (steps.max(0.0) as u32) * LENGTH_STEP;
     Some(len.clamp(MIN_LENGTH, MAX_LENGTH))
 }
@@ -154,6 +175,32 @@ mod tests {
         let mid = rate_of_length(1000).bps() as f64 * libm::exp(4.0 / 128.0);
         assert_eq!(length_for_rate(Rate((mid * 1.001) as u64)), Some(1008));
         assert_eq!(length_for_rate(Rate((mid * 0.999) as u64)), Some(1000));
+    }
+
+    #[test]
+    fn rounding_down_never_signals_above_the_rate() {
+        let mid = rate_of_length(1000).bps() as f64 * libm::exp(4.0 / 128.0);
+        let down = |bps: f64| length_for_rate_rounded(Rate(bps as u64), Rounding::Down);
+        assert_eq!(down(mid * 1.001), Some(1000), "nearest would say 1008");
+        assert_eq!(down(mid * 0.999), Some(1000));
+        for i in 0..LEVELS {
+            let len = MIN_LENGTH + i * LENGTH_STEP;
+            let r = rate_of_length(len);
+            assert_eq!(length_for_rate_rounded(r, Rounding::Down), Some(len), "a level is its own");
+            let just_under = Rate(r.bps() - r.bps() / 1000);
+            if len > MIN_LENGTH {
+                assert_eq!(length_for_rate_rounded(just_under, Rounding::Down), Some(len - LENGTH_STEP));
+            }
+            for l in [
+                length_for_rate_rounded(r, Rounding::Down),
+                length_for_rate_rounded(just_under, Rounding::Down),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                assert!(rate_of_length(l) <= r, "{len}: reads {} above {r}", rate_of_length(l));
+            }
+        }
     }
 
     #[test]

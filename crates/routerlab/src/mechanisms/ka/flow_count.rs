@@ -72,7 +72,7 @@ pub fn flow_key(src: u32, dst: u32, src_port: u16, dst_port: u16) -> u64 {
 }
 
 /// SplitMix64's finalizer: spreads a key's bits over the whole word.
-fn mix(mut x: u64) -> u64 {
+pub(super) fn mix(mut x: u64) -> u64 {
     x ^= x >> 30;
     x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x ^= x >> 27;

@@ -8,7 +8,8 @@
 //! - **Rate** ([`rcp`]): RCP's per-link rate update (§III-A), shared by both routers.
 //! - **Kick-Ass router** ([`router`]): a port stage that fragments departing packets to signal
 //!   the rate and stops while its queue is over half full (§II-C2); resuming, it re-anchors the
-//!   rate at the fair share of the flows it counts ([`flow_count`]).
+//!   rate at the fair share of the flows it counts ([`flow_count`]); optionally it signals each
+//!   flow at most once per share of an RTT ([`signal_spacing`], §V).
 //! - **Native RCP router** ([`rcp_router`]): the same rate, in a header field.
 //! - **Sender** ([`sender`]): rate mode (window = rate × RTT, paced) and TCP mode, with the
 //!   switches of §II-C; native RCP's sender without the fallback.
@@ -22,6 +23,7 @@ pub mod rcp;
 pub mod rcp_router;
 pub mod router;
 pub mod sender;
+pub mod signal_spacing;
 
 pub use rcp::{RcpParams, RcpRate};
 pub use rcp_router::RcpRouter;

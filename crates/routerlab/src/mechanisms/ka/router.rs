@@ -14,6 +14,11 @@
 //!   without routers coordinating (§II);
 //! - non-leading fragments pass untouched.
 //!
+//! With a `signal_spacing` (the paper's §V overhead reduction) an unfragmented packet is
+//! signalled on only if its flow has not been for that share of the average RTT
+//! ([`super::signal_spacing`]); a leading fragment carrying a higher rate is always cut, so the
+//! path's smallest rate still arrives.
+//!
 //! While the queue is above half full (§II-C2) the router stops signalling, until it falls
 //! below again: flows that ignore its rates are filling it, and Kick-Ass endpoints, hearing no
 //! rate for an RTT, fall back to TCP. RTT indicators (600…611 bytes, DF set) are read on
@@ -34,9 +39,10 @@
 
 use std::collections::VecDeque;
 
-use super::encoding;
+use super::encoding::{self, Rounding};
 use super::flow_count::{FlowCounter, flow_key};
 use super::rcp::{RcpParams, RcpRate};
+use super::signal_spacing::SignalSpacer;
 use crate::ids::PacketId;
 use crate::net::fragment::split_leading;
 use crate::net::packet::{IPV4_HEADER_BYTES, Packet, PacketPool};
@@ -68,6 +74,13 @@ pub struct KaParams {
     /// in TCP mode follow them again as soon as they are signalled. False: the queue alone
     /// decides, the paper's rule read literally.
     pub legacy_detection: bool,
+    /// How F(R) is rounded to a length (the paper does not say).
+    pub rounding: Rounding,
+    /// Signal a flow at most once per this share of the average RTT (§V); 0: every packet
+    /// (§II-A).
+    pub signal_spacing: f64,
+    /// Slots of the spacing table (flows hashed to one slot are signalled more often).
+    pub signal_slots: usize,
 }
 
 impl Default for KaParams {
@@ -79,6 +92,9 @@ impl Default for KaParams {
             resume_threshold: 0.5,
             reanchor: true,
             legacy_detection: true,
+            rounding: Rounding::Nearest,
+            signal_spacing: 0.0,
+            signal_slots: 4096,
         }
     }
 }
@@ -102,6 +118,9 @@ pub struct KaRouterStats {
     pub silent_time: SimTime,
     /// Times R was re-anchored at the fair share on resuming.
     pub reanchors: u64,
+    /// Unfragmented packets left whole because their flow was signalled less than the spacing
+    /// ago.
+    pub spaced: u64,
 }
 
 /// Whether the queue is above the threshold, with the time it last changed.
@@ -128,13 +147,15 @@ pub struct KaRouter {
     flows_window_end: SimTime,
     /// Since when R has been below the lowest code with the queue below the threshold.
     under_code_since: Option<SimTime>,
+    /// Per-flow signal times, with a `signal_spacing`.
+    spacer: Option<SignalSpacer>,
     pub stats: KaRouterStats,
 }
 
 impl KaRouter {
     pub fn new(params: KaParams, link: Rate) -> KaRouter {
         let rcp = RcpRate::new(params.rcp, link);
-        let signal_len = encoding::length_for_rate(rcp.rate());
+        let signal_len = encoding::length_for_rate_rounded(rcp.rate(), params.rounding);
         KaRouter {
             params,
             rcp,
@@ -145,6 +166,7 @@ impl KaRouter {
             ka_pairs: FlowCounter::default(),
             flows_window_end: SimTime::ZERO,
             under_code_since: None,
+            spacer: (params.signal_spacing > 0.0).then(|| SignalSpacer::new(params.signal_slots)),
             stats: KaRouterStats::default(),
         }
     }
@@ -190,8 +212,26 @@ impl KaRouter {
         }
         let n = self.flows.estimate().max(1.0);
         self.rcp.set_rate(Rate((self.rcp.capacity().bps() as f64 / n) as u64));
-        self.signal_len = encoding::length_for_rate(self.rcp.rate());
+        self.update_signal_len();
         self.stats.reanchors += 1;
+    }
+
+    fn update_signal_len(&mut self) {
+        self.signal_len = encoding::length_for_rate_rounded(self.rcp.rate(), self.params.rounding);
+    }
+
+    /// With a spacing: is `p`, an unfragmented packet that could carry a signal, to leave whole
+    /// because its flow had one less than the spacing ago? (Leading fragments are not asked:
+    /// one carrying a higher rate must be cut whatever the spacing.)
+    fn spaced_out(&mut self, now: SimTime, p: &Packet) -> bool {
+        let Some(spacer) = self.spacer.as_mut() else { return false };
+        if p.ip.is_fragment() || p.ip.dont_fragment || p.ip_len() < self.params.full_size {
+            return false;
+        }
+        let spacing =
+            SimTime::from_secs_f64_bounded(self.rcp.avg_rtt().as_secs_f64() * self.params.signal_spacing);
+        let key = flow_key(p.ip.src.0, p.ip.dst.0, p.tcp.src_port, p.tcp.dst_port);
+        !spacer.due(key, now, spacing)
     }
 
     /// Count the packet's flow: data (in packets carrying the transport header), or an RTT
@@ -316,6 +356,10 @@ impl PortStage for KaRouter {
                 return;
             }
         };
+        if self.spaced_out(now, pool.get(pkt)) {
+            self.stats.spaced += 1;
+            return;
+        }
         match signal(pool, pkt, len, self.params.full_size) {
             Signal::Split(rest) => {
                 self.stats.signalled += 1;
@@ -335,7 +379,7 @@ impl PortStage for KaRouter {
         self.rotate_flow_window(now);
         self.track_silence(now, q);
         self.rcp.update(now, q.bytes, self.silence.on);
-        self.signal_len = encoding::length_for_rate(self.rcp.rate());
+        self.update_signal_len();
         self.resume_if_under_code(now);
     }
 
@@ -350,6 +394,7 @@ impl PortStage for KaRouter {
             ("silences", s.silences),
             ("silent_us", s.silent_time.ps() / crate::units::PS_PER_US),
             ("reanchors", s.reanchors),
+            ("spaced", s.spaced),
             ("rate_kbps_at_end", self.rcp.rate().bps() / 1000),
             ("signal_len_at_end", self.signal_len.unwrap_or(0) as u64),
             ("avg_rtt_us_at_end", self.rcp.avg_rtt().ps() / crate::units::PS_PER_US),
@@ -412,6 +457,51 @@ mod tests {
         assert_eq!(lens(&pool, &out), vec![(20 + len, 0, true), (1500 - len, (len / 8) as u16, false)]);
         assert_eq!(encoding::decode_length(len), Some(r.rate()).map(|_| encoding::rate_of_length(len)));
         assert_eq!(r.stats.signalled, 1);
+    }
+
+    /// §V: with a spacing, a flow's packets within the spacing leave whole; the next one after
+    /// it is signalled; a leading fragment carrying a higher rate is cut whatever the spacing.
+    #[test]
+    fn with_a_spacing_a_flow_is_signalled_once_per_spacing_and_higher_rates_are_still_cut() {
+        let rcp = RcpParams { initial_rate_fraction: 0.02, ..RcpParams::default() };
+        let params = KaParams { rcp, signal_spacing: 0.5, ..KaParams::default() };
+        let mut r = KaRouter::new(params, LINK);
+        let half_rtt = SimTime::from_ps(r.avg_rtt().ps() / 2); // initial d: 200 ms
+        let mut pool = PacketPool::new();
+        let leave = |r: &mut KaRouter, pool: &mut PacketPool, at: SimTime, pkt: PacketId| {
+            let mut out = VecDeque::new();
+            r.on_departure(at, pkt, pool, &view(0), &mut out, &mut Vec::new());
+            out.len()
+        };
+        let ms = SimTime::from_ms;
+        let pieces: Vec<usize> = [ms(0), ms(1), ms(50), half_rtt - ms(1), half_rtt, half_rtt + ms(1)]
+            .into_iter()
+            .map(|t| {
+                let p = packet(&mut pool, 1500, false);
+                leave(&mut r, &mut pool, t, p)
+            })
+            .collect();
+        assert_eq!(pieces, vec![2, 1, 1, 1, 2, 1], "signalled at 0 and at half an RTT");
+        assert_eq!((r.stats.signalled, r.stats.spaced), (2, 4));
+        // An upstream router signalled a higher rate: cut again, within the spacing.
+        let mut up = router(0.4);
+        let p = packet(&mut pool, 1500, false);
+        let from_up = depart(&mut up, &mut pool, vec![p], 0);
+        let lead = from_up[0];
+        assert_eq!(leave(&mut r, &mut pool, half_rtt + ms(2), lead), 2);
+        let want = encoding::length_for_rate(r.rate()).unwrap();
+        assert_eq!(pool.get(lead).ip_len(), 20 + want);
+    }
+
+    #[test]
+    fn rounding_down_signals_a_level_at_or_below_the_rate() {
+        for share in [0.013, 0.05, 0.117, 0.3] {
+            let rcp = RcpParams { initial_rate_fraction: share, ..RcpParams::default() };
+            let r = KaRouter::new(KaParams { rcp, rounding: Rounding::Down, ..KaParams::default() }, LINK);
+            let len = r.signal_len.unwrap();
+            assert!(encoding::rate_of_length(len) <= r.rate(), "{share}");
+            assert!(encoding::rate_of_length(len + 8) > r.rate(), "{share}: the highest such level");
+        }
     }
 
     #[test]
