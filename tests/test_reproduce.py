@@ -656,6 +656,8 @@ def test_ka_encoding_every_level_and_indicator_round_trips(tmp_path: Path):
     claims = quick_run("ka-encoding", tmp_path)
     assert claims["levels-round-trip"]["ours"] == 0
     assert claims["indicators-round-trip"]["ours"] == 0
+    # Signalling a flow twice per RTT instead of on each of its ~170 packets fragments fewer.
+    assert claims["spaced-overhead"]["ours"] < 0.5
     levels = table("ka-encoding", "levels", tmp_path, "length_bytes")
     rates = [r["rate_bps"] for _, r in sorted(levels.items(), key=lambda kv: int(kv[0][0]))]
     assert all(a != b for a, b in pairwise(rates)), "one rate per length"
@@ -694,6 +696,13 @@ def test_ka_vs_endpoint_kick_ass_queues_less_than_cubic_on_drop_tail(tmp_path: P
     cubic = [r for s, r in heavy.items() if s == "cubic"]
     assert ka and cubic
     assert max(r["median_queue_delay_s"] for r in ka) < cubic[0]["median_queue_delay_s"]
+    # Every heavy-load run is reported minute by minute, its tail beside its median.
+    minutes = table("ka-vs-endpoint", "minutes", tmp_path, "scheme", "seed", "minute")
+    assert {s for s, _, _ in minutes} == {s for s in heavy}
+    assert len({(s, seed) for s, seed, _ in minutes}) == len(heavy) * experiments.QUICK_SEEDS
+    for r in minutes.values():
+        assert r["median_delay_s"] <= r["p99_delay_s"]
+        assert 0 <= r["long_wait_share"] <= 1
 
 
 def test_ka_legacy_bottleneck_kick_ass_flows_fall_back_while_the_legacy_router_congests(
@@ -702,9 +711,40 @@ def test_ka_legacy_bottleneck_kick_ass_flows_fall_back_while_the_legacy_router_c
     claims = quick_run("ka-legacy-bottleneck", tmp_path)
     # The share of time in rate mode while TCP congests the legacy router, against after.
     assert claims["ka-falls-back"]["ours"] < claims["ka-returns"]["ours"]
+    # Every period of every seed of every arm is reported; without a Kick-Ass router (R1
+    # legacy) no rate ever comes, so the flows never leave TCP mode.
+    periods = table("ka-legacy-bottleneck", "periods", tmp_path, "arm", "seed", "from_s")
+    arms = {a for a, _, _ in periods}
+    assert arms == {"default", "r1-legacy", "equal-access", "equal-access-r1-legacy", "spaced"}
+    for (arm, _, _), r in periods.items():
+        assert r["period"] in ("alone", "with-tcp")
+        if arm.endswith("r1-legacy"):
+            assert r["rate_mode"] == 0, r
+    seeds = table("ka-legacy-bottleneck", "seeds", tmp_path, "arm", "seed")
+    assert {a for a, _ in seeds} == arms - {"r1-legacy", "equal-access-r1-legacy"}
 
 
 def test_ka_mixed_heavy_tcp_silences_the_router(tmp_path: Path):
     claims = quick_run("ka-mixed-heavy", tmp_path)
     # TCP keeps the queue past half: the router stops signalling (§II-C2) most of the time.
     assert claims["router-tcp-mode-with-tcp"]["ours"] > 0.5
+    # Each gap and each TCP period of each seed is reported, alone or with TCP in turn.
+    periods = table("ka-mixed-heavy", "periods", tmp_path, "arm", "seed", "from_s")
+    runs = {(a, s) for a, s, _ in periods}
+    assert {a for a, _ in runs} == {"default", "hysteresis"}
+    for run in runs:
+        rows = sorted((r for k, r in periods.items() if k[:2] == run), key=lambda r: r["from_s"])
+        kinds = [r["period"] for r in rows]
+        assert kinds == ["alone", "with-tcp"] * (len(kinds) // 2) + ["alone"] * (len(kinds) % 2)
+
+
+def test_ka_sensitivity_reports_both_protocols_at_every_point(tmp_path: Path):
+    quick_run("ka-sensitivity", tmp_path)
+    rows = table("ka-sensitivity", "tracking", tmp_path, "point", "scheme")
+    points = {p for p, _ in rows}
+    assert points and all((p, s) in rows for p in points for s in ("rcp", "ka"))
+    for key, r in rows.items():
+        # N flows cannot share more than the link: the mean rate over C/N stays near or
+        # under 1 (a few percent over for the IP-byte scaling of delivered payload).
+        assert 0 < r["rate_over_share"] <= 1.05, key
+        assert 0 < r["utilization"] <= 1.0, key

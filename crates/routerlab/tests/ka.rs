@@ -351,3 +351,64 @@ dst = "r0"
         assert_eq!(r.flows[0].bytes_delivered, 1_000_000, "the flow completes either way");
     }
 }
+
+/// ka-legacy-bottleneck, smaller: Kick-Ass flows behind an uncongested Kick-Ass router R1 (20
+/// Mbit/s, their bottleneck alone), TCP cross traffic congesting the legacy router R2 (30
+/// Mbit/s) from 5 s to 15 s. While TCP is there the Kick-Ass flows, losing packets at R2, run
+/// TCP (§II-C3), and R1, now underused, raises its rate far above their share; once TCP has
+/// left they must come back to rate mode all the same, within a bounded time.
+#[test]
+fn after_a_legacy_bottleneck_clears_the_flows_return_though_the_upstream_rate_inflated() {
+    let text = r#"
+[run]
+duration = "30s"
+[topology]
+kind = "explicit"
+node = [
+  { name = "K", kind = "host" }, { name = "T", kind = "host" }, { name = "D", kind = "host" },
+  { name = "R1", kind = "switch" }, { name = "R2", kind = "switch" },
+]
+link = [
+  { between = ["K", "R1"], rate = "1Gbps", delay = "500us" },
+  { between = ["R1", "R2"], rate = "20Mbps", delay = "24ms", queue = { kind = "droptail", limit = "200pkts" }, ka = {} },
+  { between = ["R2", "D"], rate = "30Mbps", delay = "25ms", queue = { kind = "droptail", limit = "200pkts" } },
+  { between = ["T", "R2"], rate = "1Gbps", delay = "24500us" },
+]
+[transport]
+timestamps = false
+[[workload]]
+name = "ka"
+kind = "bulk"
+flows = 8
+src = "K"
+dst = "D"
+jitter = "1s"
+transport = { cc = "kick-ass" }
+[[workload]]
+name = "tcp"
+kind = "bulk"
+flows = 8
+src = "T"
+dst = "D"
+start = "5s"
+stop = "15s"
+jitter = "100ms"
+[output]
+timeseries = "100ms"
+"#;
+    let (_, r) = run(text);
+    let ka: Vec<u32> = r.flows.iter().filter(|f| f.group == "ka").map(|f| f.flow_id).collect();
+    assert!(rate_mode_share(&r, &ka, 3.0, 5.0) > 0.95, "alone, the flows follow R1's rate");
+    assert!(rate_mode_share(&r, &ka, 8.0, 15.0) < 0.5, "with TCP at R2 they run TCP");
+    // The rate R1 signals, as the flows last heard it: inflated while TCP held R2.
+    let ts = r.timeseries.as_ref().unwrap();
+    let heard = |from: f64, to: f64| {
+        let v: Vec<f64> = (0..ts.t_s.len())
+            .filter(|&i| ka.contains(&ts.flow_id[i]) && ts.t_s[i] > from && ts.t_s[i] <= to)
+            .filter_map(|i| ts.signalled_rate_bps[i])
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(heard(12.0, 15.0) > 2.0 * heard(3.0, 5.0), "R1's rate rose with TCP at R2");
+    assert!(rate_mode_share(&r, &ka, 22.0, 30.0) > 0.95, "back in rate mode within 7 s of TCP leaving");
+}

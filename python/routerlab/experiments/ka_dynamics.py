@@ -45,14 +45,15 @@ def series(run):
     return t, fid, rate
 
 
-def rate_over_share(run) -> float:
-    """Each flow's mean rate over C/N in each epoch (from 2 s after the epoch starts), averaged."""
+def rate_over_share(run, link_bps: float = LINK_BPS) -> float:
+    """Each flow's mean rate over C/N in each epoch (from 2 s after the epoch starts), averaged;
+    C is `link_bps`."""
     t, fid, rate = series(run)
     end = float(run.summary["sim_seconds"])
     ratios = []
     for k in range(int(end // JOIN_EVERY_S) + 1):
         lo, hi = k * JOIN_EVERY_S + SETTLE_FROM_S, min((k + 1) * JOIN_EVERY_S, end)
-        share = LINK_BPS / flows_at(lo)
+        share = link_bps / flows_at(lo)
         for f in range(flows_at(lo)):
             sel = (fid == f) & (t > lo) & (t <= hi)
             if sel.any():

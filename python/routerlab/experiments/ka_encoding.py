@@ -67,6 +67,16 @@ def overhead_quantities(arms: dict) -> dict:
     return out
 
 
+def overhead_table(quantities: dict) -> pa.Table:
+    """The measured overhead quantities, with their intervals."""
+    rows = defaultdict(list)
+    for name in ("overhead", "spaced_overhead_share", "spaced_goodput_gain", "spaced_rate_mode"):
+        if name in quantities:
+            rows["quantity"].append(name)
+            quantities[name].append_to(rows, "value")
+    return pa.table(dict(rows))
+
+
 def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     levels = _core.ka_levels()
     indicators = _core.ka_indicators()
@@ -106,6 +116,10 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
 
     return Analysis(
         quantities=quantities,
-        tables={"levels": pa.table(level_rows), "indicators": pa.table(dict(ind_rows))},
+        tables={
+            "levels": pa.table(level_rows),
+            "indicators": pa.table(dict(ind_rows)),
+            "overhead": overhead_table(quantities),
+        },
         figures=[figure(draw, "codes", f"{exp['id']}: rate and RTT codes", ncols=2, sharey=False)],
     )
