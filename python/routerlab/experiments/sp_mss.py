@@ -11,8 +11,28 @@ import pyarrow as pa
 
 from . import Analysis
 from .plots import figure
-from .sp_common import mean_or_none, mean_sp_length, partial_share
+from .sp_common import mean_or_none, mean_sp_length, partial_share, stage_counters
 from .stats import mean_ci
+
+#: Arms with the whole mechanism: the SP sender on flow 0 and the SPManager (T_buffer swept).
+FULL_ARMS = ("sp", "sp-250us", "sp-1ms", "sp-4ms")
+
+
+def refusal_rates(run) -> tuple[float, float]:
+    """The SPManager's refusal rates: super-packets (first packets refused over seen) and
+    regular packets, over the run."""
+    c = stage_counters(run, "sp-manager")
+    sps = c["sps_admitted"] + c["sps_refused"] + c["sps_refused_host_cap"]
+    regular = c["regular_accepted"] + c["regular_refused"]
+    sp_rate = (c["sps_refused"] + c["sps_refused_host_cap"]) / sps if sps else float("nan")
+    return sp_rate, c["regular_refused"] / regular if regular else float("nan")
+
+
+def singles_share(run) -> float | None:
+    """The share of the SP senders' packets that left as singles (not in a super-packet)."""
+    c = stage_counters(run, "sp-sender")
+    total = c["sp_packets_sent"] + c["singles_sent"]
+    return c["singles_sent"] / total if total else None
 
 
 def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
@@ -20,6 +40,8 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     others: dict[tuple, dict[int, float]] = defaultdict(dict)
     partial: dict[tuple, list[float]] = defaultdict(list)
     length: dict[tuple, list[float]] = defaultdict(list)
+    refusal: dict[tuple, dict[int, float]] = defaultdict(dict)  # (kind, rtts) -> seed -> rate
+    singles: dict[tuple, list[float]] = defaultdict(list)
     for r in runs:
         key = (r.params["flow0"], r.params["rtts"])
         g = np.asarray(r.tables["flows"].column("goodput_bps"), dtype=float)
@@ -29,6 +51,12 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
             partial[key].append(p)
         if (m := mean_sp_length(r)) is not None:
             length[key].append(m)
+        if (share := singles_share(r)) is not None:
+            singles[key].append(share)
+        if key[0] in FULL_ARMS:
+            sp_rate, regular_rate = refusal_rates(r)
+            refusal["sp", *key][r.seed] = sp_rate
+            refusal["regular", *key][r.seed] = regular_rate
     seeds = sorted(next(iter(flow0.values())))
 
     def gain(arm, rtts):
@@ -38,6 +66,19 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     for rtts in ("equal", "mixed"):
         quantities[f"jumbo_gain_{rtts}"] = gain("jumbo", rtts)
         quantities[f"sp_gain_{rtts}"] = gain("sp", rtts)
+        quantities[f"sp_over_sender_{rtts}"] = mean_ci(
+            flow0["sp", rtts][s] / flow0["sp-sender", rtts][s] for s in seeds
+        )
+        quantities[f"sp_over_regular_refusal_{rtts}"] = mean_ci(
+            refusal["sp", "sp", rtts][s] / refusal["regular", "sp", rtts][s] for s in seeds
+        )
+        # With T_buffer long enough that a window leaves as one super-packet (§4's ideal).
+        quantities[f"sp_over_sender_4ms_{rtts}"] = mean_ci(
+            flow0["sp-4ms", rtts][s] / flow0["sp-sender-4ms", rtts][s] for s in seeds
+        )
+        quantities[f"sp_4ms_over_jumbo_{rtts}"] = mean_ci(
+            flow0["sp-4ms", rtts][s] / flow0["jumbo", rtts][s] for s in seeds
+        )
         quantities[f"sp_over_jumbo_{rtts}"] = mean_ci(
             (flow0["sp", rtts][s] / flow0["regular", rtts][s])
             / (flow0["jumbo", rtts][s] / flow0["regular", rtts][s])
@@ -53,17 +94,21 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         gain(arm, rtts).append_to(rows, "gain")
         rows["sp_partially_dropped"].append(mean_or_none(partial[arm, rtts]))
         rows["mean_sp_length"].append(mean_or_none(length[arm, rtts]))
+        rows["singles_share"].append(mean_or_none(singles[arm, rtts]))
+        for kind in ("sp", "regular"):
+            rate = [refusal[kind, arm, rtts][s] for s in seeds] if arm in FULL_ARMS else []
+            rows[f"{kind}_refusal_rate"].append(mean_or_none(rate))
         rows["seeds"].append(len(seeds))
 
     def draw(axes):
-        arms = ("regular", "jumbo", "sp")
+        arms = ("regular", "jumbo", "sp", "sp-sender", "sp-router", "sp-4ms", "sp-sender-4ms")
         for ax, rtts in zip(axes, ("equal", "mixed"), strict=True):
             x = np.arange(len(arms))
             f0 = [np.mean([flow0[a, rtts][s] for s in seeds]) / 8e3 for a in arms]
             ot = [np.mean([others[a, rtts][s] for s in seeds]) / 8e3 for a in arms]
             ax.bar(x - 0.2, ot, 0.4, label="mean of the other 49 flows")
             ax.bar(x + 0.2, f0, 0.4, label="flow 0 (singled out)")
-            ax.set_xticks(x, arms)
+            ax.set_xticks(x, arms, rotation=30, fontsize="small")
             ax.set_title(f"{rtts} RTTs", fontsize=9)
         axes[0].set_ylabel("throughput (kB/s)")
         axes[0].legend(fontsize="small")

@@ -92,5 +92,9 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     return Analysis(
         quantities=quantities,
         tables={"short_long": pa.table(dict(rows))},
-        figures=[figure(draw, "short_long", f"{exp['id']}: short flows amid 25 long", ncols=2)],
+        figures=[
+            figure(
+                draw, "short_long", f"{exp['id']}: short flows amid 25 long", ncols=2, sharey=False
+            )
+        ],
     )

@@ -545,10 +545,12 @@ mod tests {
         let key = |p| FlowKey { src: A, dst: B, sport: p, dport: 80 };
         m.observe(ms(0), key(1), true, 0);
         m.observe(ms(30), key(1), false, 1000);
+        assert_eq!(m.epoch(), ms(60), "the first sample replaces the initial epoch");
         m.observe(ms(10), key(2), true, 0);
-        m.observe(ms(60), key(2), false, 1000);
-        m.observe(ms(70), key(2), false, 1000); // not a sample: its SYN is spent
-        assert_eq!(m.epoch(), ms(100));
+        m.observe(ms(80), key(2), false, 1000);
+        m.observe(ms(200), key(2), false, 1000); // not a sample: its SYN is spent
+        m.observe(ms(90), key(1), false, 1000); // nor this: key 1's was taken
+        assert_eq!(m.epoch(), ms(140), "twice the largest, 70 ms");
     }
 
     #[test]
