@@ -47,6 +47,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     if "1Mbps" in attacks:
         quantities["victims_1mbps_algorithm1"] = kept("algorithm1", "1Mbps")
         quantities["victims_1mbps_host_cap"] = kept("host-cap", "1Mbps")
+        quantities["victims_1mbps_bloom_host_cap"] = kept("bloom-host-cap", "1Mbps")
 
     rows = defaultdict(list)
     for d in defences:

@@ -62,6 +62,10 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     for n in sizes:
         quantities[f"mean_ratio_{n}"] = ratio(np.mean, n)
         quantities[f"worst_ratio_{n}"] = ratio(np.max, n)
+        if ("sp-fixed", n) in fcts:
+            quantities[f"fixed_over_sp_{n}"] = mean_ci(
+                np.mean(fcts["sp-fixed", n][s]) / np.mean(fcts["sp", n][s]) for s in seeds
+            )
         for j in jitters:
             quantities[f"mean_ratio_{n}_{j}"] = swept_ratio(n, j)
         # The sweep's summary: the jitter where super-packets do best, judged there.

@@ -1729,6 +1729,11 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
             format!("{} is not 1 to 63 (the 6-bit length field)", hosts.sp_max_length),
         );
     }
+    if let Some(n) =
+        hosts.sp_fixed_length.filter(|n| !(1..=crate::mechanisms::sp::wire::MAX_SP_LENGTH).contains(n))
+    {
+        p.at("hosts.sp_fixed_length", format!("{n} is not 1 to 63 (the 6-bit length field)"));
+    }
     let sp_attackers: Vec<(HostId, u32)> = hosts
         .sp_attackers
         .iter()
@@ -1743,8 +1748,11 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
         );
     }
     let sp_flows = sc.transport.sp || sc.workload_transports.iter().any(|t| t.sp);
-    let sp_sender = sp_flows
-        .then(|| SpSenderSpec { t_buffer: hosts.sp_buffer.map(|d| d.0), max_length: hosts.sp_max_length });
+    let sp_sender = sp_flows.then(|| SpSenderSpec {
+        t_buffer: hosts.sp_buffer.map(|d| d.0),
+        max_length: hosts.sp_max_length,
+        fixed_length: hosts.sp_fixed_length,
+    });
     if p.0.is_empty() {
         Ok(SimSpec {
             duration: sc.file.run.duration.0,

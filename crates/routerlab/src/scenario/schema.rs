@@ -517,6 +517,9 @@ pub struct Hosts {
     pub sp_buffer: Option<Duration>,
     /// Super-packet senders' largest SP, in packets (1 to 63).
     pub sp_max_length: u32,
+    /// Super-packet senders without buffering, every SP this long (§5.3's rejected design).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sp_fixed_length: Option<u32>,
     /// Hosts that attack super-packet routers (sp-dos): every packet they send is the first
     /// packet of a new SP of `sp_attack_length` packets whose rest never comes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -535,6 +538,7 @@ impl Default for Hosts {
             sp_buffer: None,
             // The 6-bit length field's maximum (§3.2).
             sp_max_length: crate::mechanisms::sp::wire::MAX_SP_LENGTH,
+            sp_fixed_length: None,
             sp_attackers: Vec::new(),
             sp_attack_length: crate::mechanisms::sp::wire::MAX_SP_LENGTH,
         }

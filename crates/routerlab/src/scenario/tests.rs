@@ -544,6 +544,10 @@ fn super_packet_keys_are_checked() {
         first_error(&hosts("sp_max_length = 64")),
         "hosts.sp_max_length: 64 is not 1 to 63 (the 6-bit length field)"
     );
+    assert_eq!(
+        first_error(&hosts("sp_fixed_length = 0")),
+        "hosts.sp_fixed_length: 0 is not 1 to 63 (the 6-bit length field)"
+    );
     assert!(
         first_error(&hosts(r#"sp_attackers = ["nobody"]"#))
             .starts_with("hosts.sp_attackers[0]: unknown host \"nobody\"")

@@ -85,6 +85,8 @@ pub struct SpSenderSpec {
     /// T_buffer; None: five full-sized packets at each host's own link rate (the paper's).
     pub t_buffer: Option<SimTime>,
     pub max_length: u32,
+    /// §5.3's fixed-length SPs without buffering (None: the paper's buffering sender).
+    pub fixed_length: Option<u32>,
 }
 
 /// A scheduled failure or recovery of the link between two nodes (both directions).
@@ -281,6 +283,7 @@ impl Simulation {
                     let mut params = SpSenderParams::for_link(net.ports[net.host_nic[h].idx()].rate());
                     params.t_buffer = s.t_buffer.unwrap_or(params.t_buffer);
                     params.max_length = s.max_length;
+                    params.fixed_length = s.fixed_length;
                     shims.push(Box::new(SpSender::new(params)));
                 }
                 for &(_, length) in spec.sp_attackers.iter().filter(|(a, _)| a.idx() == h) {

@@ -6,6 +6,10 @@
 //! length's limit). T_buffer is "the time required to transmit five packets" at the sender's
 //! link rate: 60 µs at 1 Gbps with 1500-byte packets (§4).
 //!
+//! The paper's rejected alternative (§5.3) is a mode: with a `fixed_length` L nothing is held;
+//! a flow's data segments leave at once, numbered off into SPs of L in sending order (the first
+//! announcing L), so the router reserves for packets the flow may never send.
+//!
 //! Only connections with `sp` on go through the shim (per flow, so "SP on all flows" and "SP
 //! on short flows only" compare). Pure control segments (SYN, ACK) of a flow with nothing held
 //! pass at once; once data is held, every later segment of the flow queues behind it, so order
@@ -27,6 +31,9 @@ pub struct SpSenderParams {
     pub t_buffer: SimTime,
     /// Largest SP length sent (at most 63, the wire's limit).
     pub max_length: u32,
+    /// §5.3's "fixed super-packet length for all data sent", without buffering: `None` (the
+    /// paper's sender) or the length L.
+    pub fixed_length: Option<u32>,
 }
 
 impl SpSenderParams {
@@ -40,6 +47,7 @@ impl SpSenderParams {
         SpSenderParams {
             t_buffer: rate.tx_time(Self::BUFFER_PACKETS * Size::FULL_PACKET_BYTES),
             max_length: MAX_SP_LENGTH,
+            fixed_length: None,
         }
     }
 }
@@ -60,6 +68,8 @@ struct FlowBuffer {
     held: Vec<PacketId>,
     /// When the flow will have been quiet for T_buffer.
     quiet_at: SimTime,
+    /// Fixed-length mode: packets of the current SP sent so far.
+    in_sp: u32,
 }
 
 #[derive(Debug)]
@@ -100,6 +110,32 @@ impl SpSender {
         }
     }
 
+    /// Fixed-length mode: `pkt` leaves at once as the next packet of the flow's current SP of
+    /// `length`, the first of a new one when the last is complete.
+    fn send_fixed(
+        &mut self,
+        f: usize,
+        length: u32,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        out: &mut Vec<PacketId>,
+    ) {
+        let buf = &mut self.flows[f];
+        let id = self.next_id.entry(buf.dst).or_default();
+        let first = buf.in_sp == 0;
+        if first {
+            self.stats.sps += 1;
+        }
+        SpMark { first, last: false, length: length as u8, id: *id }.write(&mut pool.get_mut(pkt).ip);
+        self.stats.sp_packets += 1;
+        buf.in_sp += 1;
+        if buf.in_sp == length {
+            buf.in_sp = 0;
+            *id = id.wrapping_add(1);
+        }
+        out.push(pkt);
+    }
+
     /// Send a flow's held packets as SPs of at most `max_length`.
     fn flush(&mut self, f: usize, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
         let FlowBuffer { dst, held, .. } = &mut self.flows[f];
@@ -130,12 +166,15 @@ impl HostShim for SpSender {
             _ => return out.push(pkt),
         };
         let f = *self.index.entry(key).or_insert_with(|| {
-            self.flows.push(FlowBuffer { dst: key.dst, held: Vec::new(), quiet_at: SimTime::ZERO });
+            self.flows.push(FlowBuffer { dst: key.dst, held: Vec::new(), quiet_at: SimTime::ZERO, in_sp: 0 });
             self.flows.len() - 1
         });
         let buf = &mut self.flows[f];
         if p.tcp.payload_len == 0 && buf.held.is_empty() {
             return out.push(pkt);
+        }
+        if let Some(length) = self.p.fixed_length {
+            return self.send_fixed(f, length, pkt, pool, out);
         }
         buf.held.push(pkt);
         buf.quiet_at = now + self.p.t_buffer;
@@ -200,6 +239,28 @@ mod tests {
             .collect()
     }
 
+    /// §5.3's rejected design: nothing held, packets numbered off into SPs of a fixed length
+    /// in sending order, the last one left short when the flow stops.
+    #[test]
+    fn a_fixed_length_sender_sends_at_once_in_sps_of_that_length() {
+        let mut pool = PacketPool::new();
+        let params = SpSenderParams { fixed_length: Some(4), ..SpSenderParams::for_link(Rate::from_gbps(1)) };
+        let mut s = SpSender::new(params);
+        let mut marks_sent = Vec::new();
+        for t in 0..6 {
+            let mut out = Vec::new();
+            s.on_egress(SimTime::from_us(200 * t), data(&mut pool, 1, 1000, true), &mut pool, &mut out);
+            assert_eq!(out.len(), 1, "nothing is held");
+            marks_sent.extend(marks(&pool, &out));
+        }
+        assert_eq!(s.poll_at(), None, "no flush to wait for");
+        let firsts: Vec<bool> = marks_sent.iter().map(|m| m.0).collect();
+        assert_eq!(firsts, vec![true, false, false, false, true, false]);
+        assert!(marks_sent.iter().all(|m| m.1 == 4), "every packet announces the fixed length");
+        assert_eq!(marks_sent.iter().map(|m| m.2).collect::<Vec<_>>(), vec![0, 0, 0, 0, 1, 1]);
+        assert_eq!((s.stats.sps, s.stats.sp_packets, s.stats.singles), (2, 6, 0));
+    }
+
     #[test]
     fn a_burst_leaves_as_one_super_packet_after_t_buffer_of_quiet() {
         let mut pool = PacketPool::new();
@@ -226,7 +287,11 @@ mod tests {
     #[test]
     fn long_bursts_split_at_the_length_cap_and_singles_stay_regular() {
         let mut pool = PacketPool::new();
-        let mut s = SpSender::new(SpSenderParams { t_buffer: SimTime::from_us(60), max_length: 3 });
+        let mut s = SpSender::new(SpSenderParams {
+            t_buffer: SimTime::from_us(60),
+            max_length: 3,
+            fixed_length: None,
+        });
         let mut out = Vec::new();
         for _ in 0..7 {
             s.on_egress(SimTime::ZERO, data(&mut pool, 1, 1000, true), &mut pool, &mut out);
