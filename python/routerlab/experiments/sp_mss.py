@@ -15,7 +15,25 @@ from .sp_common import mean_or_none, mean_sp_length, partial_share, stage_counte
 from .stats import mean_ci
 
 #: Arms with the whole mechanism: the SP sender on flow 0 and the SPManager (T_buffer swept).
-FULL_ARMS = ("sp", "sp-250us", "sp-1ms", "sp-4ms")
+FULL_ARMS = (
+    "sp",
+    "sp-250us",
+    "sp-1ms",
+    "sp-4ms",
+    "sp-4ms-w50",
+    "sp-4ms-w100",
+    "sp-4ms-16-w50",
+    "sp-4ms-16-w100",
+)
+
+
+#: The arms drawn flow by flow, as Fig. 1 (jumbo) and Fig. 2 (super-packets) are.
+PER_FLOW_ARMS = ("jumbo", "sp", "sp-4ms")
+PER_FLOW_TITLES = {
+    "jumbo": "jumbo frames (Fig. 1)",
+    "sp": "super-packets, T_buffer 60 µs (Fig. 2)",
+    "sp-4ms": "super-packets, T_buffer 4 ms",
+}
 
 
 def refusal_rates(run) -> tuple[float, float]:
@@ -39,16 +57,22 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     flow0: dict[tuple, dict[int, float]] = defaultdict(dict)  # (arm, rtts) -> seed -> bps
     others: dict[tuple, dict[int, float]] = defaultdict(dict)
     partial: dict[tuple, list[float]] = defaultdict(list)
+    partial_by_seed: dict[tuple, dict[int, float]] = defaultdict(dict)
     length: dict[tuple, list[float]] = defaultdict(list)
     refusal: dict[tuple, dict[int, float]] = defaultdict(dict)  # (kind, rtts) -> seed -> rate
     singles: dict[tuple, list[float]] = defaultdict(list)
+    per_flow: dict[tuple, np.ndarray] = {}  # (arm, rtts) -> every flow's goodput, first seed
+    first_seed = min(r.seed for r in runs)
     for r in runs:
         key = (r.params["flow0"], r.params["rtts"])
         g = np.asarray(r.tables["flows"].column("goodput_bps"), dtype=float)
+        if r.seed == first_seed:
+            per_flow[key] = g
         flow0[key][r.seed] = g[0]
         others[key][r.seed] = float(g[1:].mean())
         if (p := partial_share(r)) is not None:
             partial[key].append(p)
+            partial_by_seed[key][r.seed] = p
         if (m := mean_sp_length(r)) is not None:
             length[key].append(m)
         if (share := singles_share(r)) is not None:
@@ -75,6 +99,10 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         # With T_buffer long enough that a window leaves as one super-packet (§4's ideal).
         quantities[f"sp_over_sender_4ms_{rtts}"] = mean_ci(
             flow0["sp-4ms", rtts][s] / flow0["sp-sender-4ms", rtts][s] for s in seeds
+        )
+        low, high = partial_by_seed["sp-4ms-w50", rtts], partial_by_seed["sp-4ms-w100", rtts]
+        quantities[f"partial_w50_over_w100_{rtts}"] = mean_ci(
+            low[s] / high[s] for s in seeds if high.get(s)
         )
         quantities[f"sp_4ms_over_jumbo_{rtts}"] = mean_ci(
             flow0["sp-4ms", rtts][s] / flow0["jumbo", rtts][s] for s in seeds
@@ -113,8 +141,27 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         axes[0].set_ylabel("throughput (kB/s)")
         axes[0].legend(fontsize="small")
 
+    def draw_per_flow(axes):
+        # Fig. 1 and 2 as the paper draws them: every flow's throughput, the singled-out one
+        # last and marked; one seed, equal RTTs (and the window-sized T_buffer beside).
+        for ax, arm in zip(axes, PER_FLOW_ARMS, strict=True):
+            g = per_flow[arm, "equal"] / 8e3
+            colours = ["tab:blue"] * (len(g) - 1) + ["tab:red"]
+            ax.bar(np.arange(len(g)), np.concatenate([g[1:], g[:1]]), color=colours, width=0.8)
+            ax.set_title(PER_FLOW_TITLES[arm], fontsize=9)
+            ax.set_xlabel("flow (the singled-out one last, red)")
+        axes[0].set_ylabel("throughput (kB/s)")
+
     return Analysis(
         quantities=quantities,
         tables={"throughput": pa.table(dict(rows))},
-        figures=[figure(draw, "throughput", f"{exp['id']}: one flow among 50", ncols=2)],
+        figures=[
+            figure(draw, "throughput", f"{exp['id']}: one flow among 50", ncols=2),
+            figure(
+                draw_per_flow,
+                "per_flow",
+                f"{exp['id']}: every flow's throughput, equal RTTs (Fig. 1 and 2)",
+                ncols=len(PER_FLOW_ARMS),
+            ),
+        ],
     )
