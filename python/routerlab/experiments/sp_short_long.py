@@ -16,7 +16,7 @@ from .stats import mean_ci
 
 #: When the first burst starts (the template's `start` of the short flows).
 BURSTS_FROM_S = 5.0
-ARMS = ("regular", "sp-all", "sp-short")
+ARMS = ("regular", "sp-all", "sp-short", "sp-short-sender", "sp-router")
 
 
 def short_fcts(run) -> np.ndarray:
@@ -59,6 +59,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     quantities = {
         "short_mean_ratio": mean_ratio("regular", "sp-short"),
         "all_over_short_mean": mean_ratio("sp-all", "sp-short"),
+        "sender_over_short_mean": mean_ratio("sp-short-sender", "sp-short"),
         "long_loss_sp_short": mean_ci(1 - thr["sp-short"][s] / thr["regular"][s] for s in seeds),
         "long_loss_sp_all": mean_ci(1 - thr["sp-all"][s] / thr["regular"][s] for s in seeds),
     }
@@ -86,6 +87,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         axes[0].legend(fontsize="small")
         means = [np.mean([thr[a][s] for s in seeds]) / 1e6 for a in ARMS]
         axes[1].bar(ARMS, means)
+        axes[1].tick_params(axis="x", labelsize=7, rotation=20)
         axes[1].set_ylim(min(means) * 0.98, max(means) * 1.01)
         axes[1].set_ylabel("long flows' throughput (Mbps)")
 
