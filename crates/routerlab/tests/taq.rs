@@ -56,3 +56,63 @@ fn taq_keeps_short_term_fairness_where_drop_tail_loses_it() {
         assert!(taq.summary.timeouts < dt.summary.timeouts, "seed {seed}");
     }
 }
+
+/// The tracker's median epoch length over the second half of a run, and the senders' mean
+/// smoothed RTT over the same half: `n` flows of the small packet regime through `queue`.
+fn epoch_and_srtt(queue: &str, n: u32) -> (f64, f64) {
+    let text = format!(
+        r#"
+[run]
+duration = "120s"
+seed = 1
+[topology]
+kind = "dumbbell"
+pairs = {n}
+access = {{ rate = "100Mbps", delay = "1ms" }}
+bottleneck = {{ rate = "1Mbps", delay = "98ms", queue = {queue} }}
+[transport]
+cc = "newreno"
+mss = 460
+[[workload]]
+kind = "bulk"
+jitter = "1s"
+[output]
+timeseries = "1s"
+flow_epochs = ["left->right"]
+"#
+    );
+    let r = common::run(&text).1;
+    let e = r.flow_epochs.as_ref().expect("flow epochs");
+    let mut last: std::collections::HashMap<u32, f64> = Default::default();
+    let mut lengths = Vec::new();
+    for i in 0..e.end_s.len() {
+        if let Some(prev) = last.insert(e.flow_id[i], e.end_s[i])
+            && e.end_s[i] > 60.0
+            && e.epochs[i] == 1
+        {
+            lengths.push(e.end_s[i] - prev);
+        }
+    }
+    lengths.sort_by(f64::total_cmp);
+    let ts = r.timeseries.as_ref().unwrap();
+    let srtt: Vec<f64> =
+        (0..ts.t_s.len()).filter(|&i| ts.t_s[i] > 60.0).filter_map(|i| ts.srtt_s[i]).collect();
+    (lengths[lengths.len() / 2], srtt.iter().sum::<f64>() / srtt.len() as f64)
+}
+
+/// §3.3: an epoch is the middlebox-perceived RTT, which the conventional mode measures from
+/// two-way traffic. A TAQ queue that sees the ACKs coming back over its link (`two_way`) finds
+/// it: its median epoch within 25 % of the senders' mean smoothed RTT, with 10 and 40 flows.
+/// (One-way, from bursts, it does not: a TAQ queue spreads each flow's packets, and the
+/// congested ACK clock leaves few bursts to time.)
+#[test]
+fn a_two_way_taq_queue_s_epoch_is_the_flows_rtt() {
+    for n in [10, 40, 180] {
+        let (epoch, srtt) = epoch_and_srtt(r#"{ kind = "taq", limit = "50pkts", two_way = true }"#, n);
+        eprintln!("{n} flows: median epoch {epoch:.3} s, mean SRTT {srtt:.3} s");
+        assert!(
+            (epoch / srtt - 1.0).abs() < 0.25,
+            "{n} flows: median epoch {epoch:.3} s against SRTT {srtt:.3} s"
+        );
+    }
+}

@@ -151,6 +151,25 @@ pub struct Network {
 }
 
 impl Network {
+    /// Point each port whose queue discipline watches the reverse direction at the port that
+    /// carries it (the far end's port back), so that arrivals over that port reach it. Call
+    /// once the disciplines are installed.
+    pub fn wire_reverse_observers(&mut self) {
+        for port in self.ports.iter_mut() {
+            port.reverse_observer = None;
+        }
+        for q in 0..self.ports.len() {
+            if !crate::qdisc::Qdisc::wants_reverse(self.ports[q].qdisc()) {
+                continue;
+            }
+            let (from, to) = (self.ports[q].from, self.ports[q].to);
+            let back = self.nodes[to.idx()].ports.iter().copied().find(|r| self.ports[r.idx()].to == from);
+            if let Some(r) = back {
+                self.ports[r.idx()].reverse_observer = Some(self.ports[q].id);
+            }
+        }
+    }
+
     /// Build the network. The spec must be valid (see `scenario` validation): every host has
     /// exactly one link.
     pub fn build(spec: &TopologySpec, seed: u64) -> Network {

@@ -113,6 +113,9 @@ pub struct Port {
     empty_room: u32,
     /// Independent random loss probability per packet (an impairment).
     pub loss: f64,
+    /// The port at this port's far end that goes back the other way, if its queue discipline
+    /// watches the reverse direction (`Qdisc::wants_reverse`): it sees what arrives here.
+    pub reverse_observer: Option<PortId>,
     /// The link's rate, with its serialization time as a multiplication.
     tx_clock: TxClock,
     pub framing_bytes: u32,
@@ -175,6 +178,7 @@ impl Port {
             framing_bytes,
             mtu,
             loss,
+            reverse_observer: None,
             up: true,
             queue_bypass: false,
             empty_room: 0,

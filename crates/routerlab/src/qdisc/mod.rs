@@ -33,7 +33,7 @@ pub use sfq::{Sfq, SfqParams};
 use crate::ids::PacketId;
 use crate::mechanisms::cp::{CpParams, CpQueue};
 use crate::mechanisms::taq::{TaqParams, TaqQueue};
-use crate::net::packet::PacketPool;
+use crate::net::packet::{Packet, PacketPool};
 use crate::rng::SimRng;
 use crate::units::{Rate, SimTime, Size};
 
@@ -195,6 +195,14 @@ pub trait Qdisc {
     fn capacity_packets(&self) -> Option<usize> {
         None
     }
+    /// Whether the discipline wants to see the reverse direction's traffic: the packets that
+    /// arrive at this port's node over the same link, the other way (a middlebox sees both
+    /// directions of the flows it serves).
+    fn wants_reverse(&self) -> bool {
+        false
+    }
+    /// A packet arrived at this port's node from the port's far end (only if `wants_reverse`).
+    fn observe_reverse(&mut self, _now: SimTime, _pkt: &Packet) {}
 }
 
 /// Every built-in qdisc, dispatched statically; `Custom` holds a user's own (see
@@ -261,6 +269,12 @@ impl Qdisc for AnyQdisc {
     }
     fn capacity_packets(&self) -> Option<usize> {
         dispatch!(self, q => q.capacity_packets())
+    }
+    fn wants_reverse(&self) -> bool {
+        dispatch!(self, q => q.wants_reverse())
+    }
+    fn observe_reverse(&mut self, now: SimTime, pkt: &Packet) {
+        dispatch!(self, q => q.observe_reverse(now, pkt))
     }
 }
 

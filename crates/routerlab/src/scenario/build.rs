@@ -455,6 +455,7 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
             if let Some(e) = t.initial_epoch {
                 params.tracker.initial_epoch = e.0;
             }
+            params.two_way = t.two_way.unwrap_or(params.two_way);
             if let Some(a) = &t.admission {
                 let mut ap = AdmissionParams::default();
                 for (key, value, field) in [

@@ -387,6 +387,10 @@ pub struct TaqQueue {
     /// The tracker's epoch before any sample.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_epoch: Option<PositiveDuration>,
+    /// Track epochs from both directions (the paper's conventional mode): the queue also sees
+    /// the ACKs that come back over its link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub two_way: Option<bool>,
     /// Admission control of flow pools (§4.3): on if present (`admission = {}` for the defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub admission: Option<TaqAdmission>,

@@ -46,7 +46,7 @@ use crate::net::packet::{
 };
 use crate::net::port::Port;
 use crate::net::{Network, TopologySpec};
-use crate::qdisc::{AnyQdisc, DropCause};
+use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::rng::{SimRng, StreamId, splitmix64};
 use crate::tcp::cc::{AnyCc, Lia, lia_alpha};
 use crate::tcp::{TcpConfig, TcpSocket, Transmit};
@@ -328,6 +328,7 @@ impl Simulation {
                 _ => port.set_observer(FlowObserver::new(TrackerParams::default())),
             }
         }
+        sim.net.wire_reverse_observers();
         // Stages the topology installed may want their first timer.
         for port in &mut sim.net.ports {
             if port.stage().is_some() {
@@ -550,6 +551,7 @@ impl Simulation {
     /// Replace a port's queue discipline (before the run starts).
     pub fn set_qdisc(&mut self, port: PortId, qdisc: crate::qdisc::AnyQdisc) {
         self.net.ports[port.idx()].set_qdisc(qdisc);
+        self.net.wire_reverse_observers();
     }
 
     /// Install a stage (admission / transform / timer) around a port's queue.
@@ -733,13 +735,16 @@ impl Simulation {
             Event::Arrive(p, pkt, _) => {
                 let port = &mut self.net.ports[p.idx()];
                 port.on_arrive(pkt, &mut self.pool, &mut self.events);
-                let (to, up) = (port.to, port.up);
+                let (to, up, reverse) = (port.to, port.up, port.reverse_observer);
                 self.counters.packet_hops += 1;
                 if up {
+                    if let Some(q) = reverse {
+                        self.net.ports[q.idx()].qdisc_mut().observe_reverse(now, self.pool.get(pkt));
+                    }
                     self.pool.get_mut(pkt).meta.hops += 1;
                     self.deliver(to, pkt);
                 } else {
-                    port.link_drops.link_down_drops += 1;
+                    self.net.ports[p.idx()].link_drops.link_down_drops += 1;
                     self.pool.free(pkt);
                 }
             }

@@ -45,7 +45,7 @@ use std::collections::VecDeque;
 use super::admission::{AdmissionControl, AdmissionParams, Admit};
 use super::tracker::{FlowKey, FlowState, FlowTracker, TrackerParams};
 use crate::ids::PacketId;
-use crate::net::packet::{PacketPool, TcpFlags};
+use crate::net::packet::{Packet, PacketPool, TcpFlags};
 use crate::qdisc::{DropCause, Qdisc, QdiscStats, Verdict};
 use crate::units::{Rate, SimTime, Size};
 
@@ -99,6 +99,11 @@ pub struct TaqParams {
     /// Admission control of flow pools (§4.3), if on (off by default: the paper evaluates TAQ
     /// with it only in §5.5).
     pub admission: Option<AdmissionParams>,
+    /// Track epochs from both directions, as §3.3's "conventional mode of operation": the queue
+    /// sees the ACKs coming back over its link and times each data packet to the ACK that
+    /// covers it. Off: one-way tracking (the handshake, then bursts), as the paper falls back
+    /// to when it sees one direction only.
+    pub two_way: bool,
 }
 
 impl Default for TaqParams {
@@ -113,6 +118,7 @@ impl Default for TaqParams {
             fair_share_refresh: SimTime::from_ms(10),
             tracker: TrackerParams::default(),
             admission: None,
+            two_way: false,
         }
     }
 }
@@ -414,6 +420,20 @@ impl Qdisc for TaqQueue {
 
     fn capacity_packets(&self) -> Option<usize> {
         Some(self.p.limit.in_full_packets())
+    }
+
+    fn wants_reverse(&self) -> bool {
+        self.p.two_way
+    }
+
+    /// An ACK of one of the queue's flows came back: the tracker's two-way RTT sample.
+    fn observe_reverse(&mut self, now: SimTime, pkt: &Packet) {
+        if let Some((key, _)) = FlowKey::of(pkt)
+            && pkt.tcp.flags.has(TcpFlags::ACK)
+        {
+            let data = FlowKey { src: key.dst, dst: key.src, sport: key.dport, dport: key.sport };
+            self.tracker.on_ack(now, data, pkt.tcp.ack);
+        }
     }
 }
 

@@ -4,8 +4,10 @@
 //! A flow is a 5-tuple seen in the data direction. Its time is cut into *epochs* of one
 //! middlebox-perceived RTT. The epoch is estimated, in order of preference:
 //! - from two-way traffic, when the middlebox sees the ACKs: the time from a data packet to the
-//!   ACK that covers it (the part of the RTT beyond the middlebox) plus the time from that ACK
-//!   to the next new data packet (the part before it), smoothed;
+//!   ACK that covers it (the part of the RTT beyond the middlebox) plus the part before it, the
+//!   shortest time yet from such an ACK to the flow's next new data packet (a sender in
+//!   recovery or after a timeout sends no new data for a while: the shortest gap is its path),
+//!   smoothed;
 //! - from the handshake: the gap between the SYN and the first data packet, plus the delay of
 //!   the observer's own queue (which the handshake, timed on arrival, does not see);
 //! - refined with one-way traffic by the bursts that open each epoch: a packet after a gap of
@@ -158,6 +160,8 @@ pub struct FlowRecord {
     /// and how long it took.
     probe: Option<(u64, SimTime)>,
     acked: Option<(SimTime, SimTime)>,
+    /// Two-way sampling: the shortest time seen from an ACK to the next new data packet.
+    upstream: Option<SimTime>,
     /// The last data packet seen: its sequence number and whether it was a retransmission.
     last_seen: Option<(u64, bool)>,
     /// The sender's FIN passed: once its drops are answered, silence means nothing to send.
@@ -201,6 +205,7 @@ impl FlowRecord {
             two_way: false,
             probe: None,
             acked: None,
+            upstream: None,
             last_seen: None,
             fin_seen: false,
         }
@@ -277,7 +282,9 @@ impl FlowTracker {
             f.current.new_packets += 1;
             if let Some((at, downstream)) = f.acked.take() {
                 f.two_way = true;
-                sample(f, now, downstream + now.saturating_sub(at), &p);
+                let gap = now.saturating_sub(at);
+                let upstream = *f.upstream.insert(f.upstream.map_or(gap, |u| u.min(gap)));
+                sample(f, now, downstream + upstream, &p);
             }
             if f.probe.is_none() {
                 f.probe = Some((end, now));
@@ -286,6 +293,10 @@ impl FlowTracker {
             f.current.retransmissions += 1;
             f.losses += 1;
             f.unanswered_drops = f.unanswered_drops.saturating_sub(1);
+            // A loss elsewhere: the probe's ACK waits for the hole to be filled.
+            if f.probe.is_some_and(|(end, _)| seq < end) {
+                f.probe = None;
+            }
         }
         if !f.two_way {
             burst(f, now, &p);
@@ -333,7 +344,7 @@ impl FlowTracker {
 
     /// The middlebox dropped a data packet of the flow (`on_data` saw it pass): a new one or a
     /// retransmission, as it was counted then.
-    pub fn on_drop(&mut self, now: SimTime, key: FlowKey, seq: u64, len: u32, retransmission: bool) {
+    pub fn on_drop(&mut self, now: SimTime, key: FlowKey, seq: u64, _len: u32, retransmission: bool) {
         let p = self.params;
         let Some(f) = self.flows.get_mut(&key) else { return };
         roll(f, key, now, &p, &mut self.log);
@@ -344,8 +355,9 @@ impl FlowTracker {
             f.current.drops += 1;
             f.unanswered_drops += 1;
         }
-        if f.probe.is_some_and(|(end, _)| end == seq + len as u64) {
-            f.probe = None; // its ACK will not come: no sample from it
+        if f.probe.is_some_and(|(end, _)| seq < end) {
+            // Its ACK will not come, or only once the hole is filled: no sample from it.
+            f.probe = None;
         }
     }
 
