@@ -576,6 +576,7 @@ def test_taq_fairness_taq_is_fairer_than_drop_tail_in_the_small_packet_regime(tm
     rows = table("taq-fairness", "fairness", tmp_path, "queue", "n")
     n = str(max(int(n) for _, n in rows))
     assert rows["taq", n]["jain20"] > rows["droptail", n]["jain20"]
+    assert rows["taq-two-way", n]["jain20"] > rows["droptail", n]["jain20"]
 
 
 def test_taq_model_loss_and_the_models_idle_share_rise_with_the_flows(tmp_path: Path):

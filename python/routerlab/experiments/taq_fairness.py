@@ -41,6 +41,11 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         "jain20_taq_at_judged_shares": mean_ci(
             sum(at("jain20", "taq", s, n) for n in judged) / len(judged) for s in seeds
         ),
+        # TAQ tracking epochs from both directions (the paper's conventional mode).
+        "jain20_taq_two_way_minus_droptail_min": mean_ci(
+            min(at("jain20", "taq-two-way", s, n) - at("jain20", "droptail", s, n) for n in ns)
+            for s in seeds
+        ),
         "utilization_taq_min": mean_ci(
             min(at("utilization", "taq", s, n) for n in ns) for s in seeds
         ),
