@@ -5,17 +5,17 @@ mod common;
 
 use routerlab::sim::Results;
 
-/// 40 flows through a 1 Mbps, 200 ms RTT bottleneck with a 50-packet buffer, 460-byte
-/// segments: a fair share of about two packets per RTT.
-fn small_packet_regime(queue: &str, seed: u64) -> Results {
+/// `n` long flows through a 1 Mbps, 200 ms RTT bottleneck whose queue is `queue`, 460-byte
+/// segments, for `secs` seconds; `output` is the `[output]` table's lines.
+fn regime(queue: &str, n: u32, secs: u32, seed: u64, output: &str) -> Results {
     let text = format!(
         r#"
 [run]
-duration = "400s"
+duration = "{secs}s"
 seed = {seed}
 [topology]
 kind = "dumbbell"
-pairs = 40
+pairs = {n}
 access = {{ rate = "100Mbps", delay = "1ms" }}
 bottleneck = {{ rate = "1Mbps", delay = "98ms", queue = {queue} }}
 [transport]
@@ -25,10 +25,16 @@ mss = 460
 kind = "bulk"
 jitter = "1s"
 [output]
-fairness_slice = "20s"
+{output}
 "#
     );
     common::run(&text).1
+}
+
+/// 40 flows through the 1 Mbps bottleneck with a 50-packet buffer: a fair share of about two
+/// packets per RTT.
+fn small_packet_regime(queue: &str, seed: u64) -> Results {
+    regime(queue, 40, 400, seed, r#"fairness_slice = "20s""#)
 }
 
 /// Flows that went without delivering anything for longer than 10 s at some point.
@@ -60,28 +66,7 @@ fn taq_keeps_short_term_fairness_where_drop_tail_loses_it() {
 /// The tracker's median epoch length over the second half of a run, and the senders' mean
 /// smoothed RTT over the same half: `n` flows of the small packet regime through `queue`.
 fn epoch_and_srtt(queue: &str, n: u32) -> (f64, f64) {
-    let text = format!(
-        r#"
-[run]
-duration = "120s"
-seed = 1
-[topology]
-kind = "dumbbell"
-pairs = {n}
-access = {{ rate = "100Mbps", delay = "1ms" }}
-bottleneck = {{ rate = "1Mbps", delay = "98ms", queue = {queue} }}
-[transport]
-cc = "newreno"
-mss = 460
-[[workload]]
-kind = "bulk"
-jitter = "1s"
-[output]
-timeseries = "1s"
-flow_epochs = ["left->right"]
-"#
-    );
-    let r = common::run(&text).1;
+    let r = regime(queue, n, 120, 1, "timeseries = \"1s\"\nflow_epochs = [\"left->right\"]");
     let e = r.flow_epochs.as_ref().expect("flow epochs");
     let mut last: std::collections::HashMap<u32, f64> = Default::default();
     let mut lengths = Vec::new();
