@@ -36,7 +36,9 @@ def load(path: Path, width: int = 1200, height: int = 900, evaluate: str | None 
     expression giving a JSON string, run once the page has loaded."""
     import websocket
 
-    with tempfile.TemporaryDirectory() as profile:
+    # Chromium's helper processes may still be writing to the profile when the main one has
+    # exited: what they leave behind is not the test's business.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         proc = subprocess.Popen(
             [
                 chromium(),
