@@ -16,7 +16,16 @@ from .stats import mean_ci
 
 #: When the first burst starts (the template's `start` of the short flows).
 BURSTS_FROM_S = 5.0
-ARMS = ("regular", "sp-all", "sp-short", "sp-short-sender", "sp-router")
+ARMS = (
+    "regular",
+    "sp-all",
+    "sp-short",
+    "sp-short-sender",
+    "sp-router",
+    "sp-short-w50",
+    "sp-short-w100",
+    "sp-short-1ms",
+)
 
 
 def short_fcts(run) -> np.ndarray:
