@@ -206,7 +206,7 @@ BAD_INPUTS = [
     # (replace this, with that, expected message start)
     ('rate = "100Mbps"', 'rate = "-1Gbps"', 'topology.bottleneck.rate: "-1Gbps" is not a rate'),
     ('kind = "fixed"', 'kind = "fixed"\nbogus = 1', "workload[1].bogus: unknown key"),
-    ("pairs = 6", 'pairs = "six"', "topology.pairs: invalid type"),
+    ("pairs = 6", 'pairs = "six"', 'topology.pairs: string "six" where a whole number is expected'),
     ('rate = "100Mbps"', 'rate = "0bps"', "topology.bottleneck.rate:"),
     ('limit = "40pkts"', 'limit = "0pkts"', "topology.bottleneck.queue.limit:"),
     ('duration = "3s"', 'duration = "0s"', "run.duration:"),

@@ -65,7 +65,29 @@ pub fn split(path: &str, msg: &str) -> (String, String) {
     {
         return (join(path, key), "missing".to_string());
     }
+    if let Some(plain) = plain_type_error(msg) {
+        return (path.to_string(), plain);
+    }
     (path.to_string(), msg.trim_end().to_string())
+}
+
+/// serde's "invalid type: string \"10\", expected u32" in a user's words: what was found, and
+/// what kind of value goes there, with an example (Rust's type names mean nothing to a user).
+fn plain_type_error(msg: &str) -> Option<String> {
+    let (found, expected) = msg.strip_prefix("invalid type: ")?.trim_end().rsplit_once(", expected ")?;
+    let (wanted, example) = match expected {
+        "u8" | "u16" | "u32" | "u64" | "usize" | "i32" | "i64" => ("a whole number", Some("10")),
+        "f32" | "f64" => ("a number", Some("0.5")),
+        "a boolean" => ("true or false", None),
+        _ => return None,
+    };
+    let hint = match (example, found.starts_with("string")) {
+        (Some(e), true) => format!(" (e.g. {e}, without quotes)"),
+        (Some(e), false) => format!(" (e.g. {e})"),
+        (None, true) => " (without quotes)".to_string(),
+        (None, false) => String::new(),
+    };
+    Some(format!("{found} where {wanted} is expected{hint}"))
 }
 
 /// Deserialize `T` from a TOML value, returning `(path, message)` on error.

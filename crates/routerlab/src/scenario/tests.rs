@@ -129,7 +129,20 @@ fn impossible_values() {
 fn wrong_types() {
     let src = GOOD.replace("pairs = 4", "pairs = \"four\"");
     let e = first_error(&src);
-    assert!(e.starts_with("topology.pairs: invalid type: string \"four\""), "{e}");
+    assert_eq!(
+        e,
+        "topology.pairs: string \"four\" where a whole number is expected (e.g. 10, without quotes)"
+    );
+    // Rust's type names are not a user's words.
+    let src = GOOD.replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\ninit_cwnd = \"10\"");
+    let e = first_error(&src);
+    assert_eq!(
+        e,
+        "transport.init_cwnd: string \"10\" where a whole number is expected (e.g. 10, without quotes)"
+    );
+    let src = GOOD.replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\nsack = 1");
+    let e = first_error(&src);
+    assert_eq!(e, "transport.sack: integer `1` where true or false is expected");
     let src = GOOD.replace("delay = \"5ms\"", "delay = 5");
     assert!(first_error(&src).starts_with("topology.bottleneck.delay: 5 has no unit"));
 }
