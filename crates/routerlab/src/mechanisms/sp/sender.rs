@@ -68,8 +68,10 @@ struct FlowBuffer {
     held: Vec<PacketId>,
     /// When the flow will have been quiet for T_buffer.
     quiet_at: SimTime,
-    /// Fixed-length mode: packets of the current SP sent so far.
+    /// Fixed-length mode: packets of the current SP sent so far, and its identifier (taken
+    /// when its first packet leaves: other flows to the same host start SPs meanwhile).
     in_sp: u32,
+    sp_id: u16,
 }
 
 #[derive(Debug)]
@@ -121,18 +123,16 @@ impl SpSender {
         out: &mut Vec<PacketId>,
     ) {
         let buf = &mut self.flows[f];
-        let id = self.next_id.entry(buf.dst).or_default();
         let first = buf.in_sp == 0;
         if first {
+            let id = self.next_id.entry(buf.dst).or_default();
+            buf.sp_id = *id;
+            *id = id.wrapping_add(1);
             self.stats.sps += 1;
         }
-        SpMark { first, last: false, length: length as u8, id: *id }.write(&mut pool.get_mut(pkt).ip);
+        SpMark { first, last: false, length: length as u8, id: buf.sp_id }.write(&mut pool.get_mut(pkt).ip);
         self.stats.sp_packets += 1;
-        buf.in_sp += 1;
-        if buf.in_sp == length {
-            buf.in_sp = 0;
-            *id = id.wrapping_add(1);
-        }
+        buf.in_sp = (buf.in_sp + 1) % length;
         out.push(pkt);
     }
 
@@ -166,7 +166,13 @@ impl HostShim for SpSender {
             _ => return out.push(pkt),
         };
         let f = *self.index.entry(key).or_insert_with(|| {
-            self.flows.push(FlowBuffer { dst: key.dst, held: Vec::new(), quiet_at: SimTime::ZERO, in_sp: 0 });
+            self.flows.push(FlowBuffer {
+                dst: key.dst,
+                held: Vec::new(),
+                quiet_at: SimTime::ZERO,
+                in_sp: 0,
+                sp_id: 0,
+            });
             self.flows.len() - 1
         });
         let buf = &mut self.flows[f];
@@ -259,6 +265,14 @@ mod tests {
         assert!(marks_sent.iter().all(|m| m.1 == 4), "every packet announces the fixed length");
         assert_eq!(marks_sent.iter().map(|m| m.2).collect::<Vec<_>>(), vec![0, 0, 0, 0, 1, 1]);
         assert_eq!((s.stats.sps, s.stats.sp_packets, s.stats.singles), (2, 6, 0));
+        // Two flows to the same host, interleaved: each SP has an identifier of its own.
+        let mut out = Vec::new();
+        for t in 0..4 {
+            let sport = 2 + (t % 2) as u16;
+            s.on_egress(SimTime::from_ms(10 + t), data(&mut pool, sport, 1000, true), &mut pool, &mut out);
+        }
+        let ids: Vec<(bool, u16)> = marks(&pool, &out).iter().map(|m| (m.0, m.2)).collect();
+        assert_eq!(ids, vec![(true, 2), (true, 3), (false, 2), (false, 3)]);
     }
 
     #[test]
