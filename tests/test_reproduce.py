@@ -691,6 +691,13 @@ def test_ka_mixed_light_kick_ass_flows_finish_sooner_than_tcp(tmp_path: Path):
     assert claims["ka-much-faster-than-ns3-tcp"]["ours"] > claims["ka-much-faster"]["ours"]
 
 
+def test_ka_legacy_light_kick_ass_flows_finish_sooner_behind_their_router(tmp_path: Path):
+    claims = quick_run("ka-legacy-light", tmp_path)
+    # Signalled by an uncongested Kick-Ass router upstream, they skip TCP's slow start (§III-D2).
+    assert claims["ka-much-faster"]["ours"] > 1
+    assert claims["ka-much-faster-than-ns3-tcp"]["ours"] > claims["ka-much-faster"]["ours"]
+
+
 def test_ka_dynamics_explicit_rates_keep_the_queue_small(tmp_path: Path):
     quick_run("ka-dynamics", tmp_path)
     rows = table("ka-dynamics", "dynamics", tmp_path, "scheme")

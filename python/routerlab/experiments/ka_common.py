@@ -143,6 +143,15 @@ def shade(ax, t: np.ndarray, on: np.ndarray, **kw) -> None:
         ax.axvspan(start, t[-1], lw=0, **kw)
 
 
+def link_bps(run: Run, link: str) -> float:
+    """A link's rate (bit/s), as the run's links table gives it."""
+    links = run.tables["links"]
+    rates = dict(
+        zip(links.column("link").to_pylist(), links.column("rate_bps").to_pylist(), strict=True)
+    )
+    return float(rates[link])
+
+
 def stage_counter(run: Run, at: str, name: str, stage: str = "ka-router") -> int:
     """One counter of a router stage at one port (stages.parquet)."""
     t = run.tables["stages"]

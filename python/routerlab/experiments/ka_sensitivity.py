@@ -9,19 +9,12 @@ import numpy as np
 import pyarrow as pa
 
 from . import Analysis
+from .ka_common import link_bps
 from .ka_dynamics import SETTLE_FROM_S, link_series, rate_over_share
 from .plots import figure
 from .stats import mean_ci
 
 LINK = "left->right"
-
-
-def link_bps(run) -> float:
-    links = run.tables["links"]
-    rates = dict(
-        zip(links.column("link").to_pylist(), links.column("rate_bps").to_pylist(), strict=True)
-    )
-    return float(rates[LINK])
 
 
 def worst(per_point: dict, seeds: list, key) -> list[float]:
@@ -34,7 +27,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     util = defaultdict(dict)
     for r in runs:
         key = (r.params["point"], r.params["scheme"])
-        track[key][r.seed] = rate_over_share(r, link_bps(r))
+        track[key][r.seed] = rate_over_share(r, link_bps(r, LINK))
         t, u, _ = link_series(r)
         util[key][r.seed] = float(u[t > SETTLE_FROM_S].mean())
     points = sorted({p for p, _ in track})

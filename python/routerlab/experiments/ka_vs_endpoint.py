@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import Analysis
-from .ka_common import SEGMENT_BYTES, completed_fcts, queue_samples
+from .ka_common import SEGMENT_BYTES, completed_fcts, link_bps, queue_samples
 from .plots import figure
 from .stats import mean_ci
 
@@ -55,12 +55,12 @@ def over_best_cubic(thr: dict, arm: str, seeds: list):
     return mean_ci(thr["heavy", arm][s] / best[s] for s in seeds)
 
 
-def minute_rows(rows: dict, run, load: str, arm: str, rate_bps: float) -> None:
+def minute_rows(rows: dict, run, load: str, arm: str) -> None:
     """Per minute of one run: the median and 99th percentile of the queueing delay the 100 ms
     queue samples imply (packets × 1500 B at the link rate), and the share above LONG_WAIT_S —
     a rate locked at its floor shows here as minutes of long waits."""
     t, q = queue_samples(run, LINK)
-    delay = q * PACKET_BITS / rate_bps
+    delay = q * PACKET_BITS / link_bps(run, LINK)
     for m in range(int(np.ceil(t.max() / 60)) if len(t) else 0):
         d = delay[(t > 60 * m) & (t <= 60 * (m + 1))]
         if not len(d):
@@ -81,7 +81,6 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     p99 = defaultdict(dict)
     heavy_runs = {}
     minutes = defaultdict(list)
-    rates = {"light": 100e6, "heavy": 10e6}
     for r in sorted(runs, key=lambda r: (r.params["load"], r.params["scheme"], r.seed)):
         load = r.params["load"].removesuffix("-quick")
         arm = r.params["scheme"]
@@ -93,7 +92,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         if load == "heavy" and r.seed == min(x.seed for x in runs):
             heavy_runs[arm] = r
         if load == "heavy":
-            minute_rows(minutes, r, load, arm, rates[load])
+            minute_rows(minutes, r, load, arm)
     seeds = sorted(fct["light", "ka"])
 
     def ratio(table, load, a, b):

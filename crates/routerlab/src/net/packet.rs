@@ -334,6 +334,11 @@ impl FlowKey {
         let key = FlowKey { src: p.ip.src, dst: p.ip.dst, sport: p.tcp.src_port, dport: p.tcp.dst_port };
         Some((key, p.tcp.flags.has(TcpFlags::SYN)))
     }
+
+    /// The same connection's other direction.
+    pub fn reversed(self) -> FlowKey {
+        FlowKey { src: self.dst, dst: self.src, sport: self.dport, dport: self.sport }
+    }
 }
 
 /// A packet's place in the pipe of the link it is crossing: the packets on a link form a list

@@ -643,7 +643,7 @@ fn sp_params(s: &SpStage, queue: &QueueSpec, path: &str, p: &mut Problems) -> Sp
 /// A Kick-Ass router's spacing between one flow's signals, in average RTTs, at most: beyond a
 /// few RTTs its endpoints, hearing no rate for an RTT, would be in TCP mode all the time.
 const MAX_SIGNAL_SPACING: f64 = 10.0;
-/// Slots in its spacing table at most (16 bytes each: 16 MiB).
+/// Slots in its spacing table at most (24 bytes each: 24 MiB).
 const MAX_SIGNAL_SLOTS: usize = 1 << 20;
 
 /// Kick-Ass's router parameters from a link's `ka` table.
@@ -1724,16 +1724,12 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
     });
     check_sp_without_ecn(sc, &mut p);
     check_sp_without_ka(sc, &mut p);
-    if !(1..=crate::mechanisms::sp::wire::MAX_SP_LENGTH).contains(&hosts.sp_max_length) {
-        p.at(
-            "hosts.sp_max_length",
-            format!("{} is not 1 to 63 (the 6-bit length field)", hosts.sp_max_length),
-        );
-    }
-    if let Some(n) =
-        hosts.sp_fixed_length.filter(|n| !(1..=crate::mechanisms::sp::wire::MAX_SP_LENGTH).contains(n))
+    for (key, length) in
+        [("sp_max_length", Some(hosts.sp_max_length)), ("sp_fixed_length", hosts.sp_fixed_length)]
     {
-        p.at("hosts.sp_fixed_length", format!("{n} is not 1 to 63 (the 6-bit length field)"));
+        if let Some(n) = length.filter(|n| !(1..=crate::mechanisms::sp::wire::MAX_SP_LENGTH).contains(n)) {
+            p.at(format!("hosts.{key}"), format!("{n} is not 1 to 63 (the 6-bit length field)"));
+        }
     }
     let sp_attackers: Vec<(HostId, u32)> = hosts
         .sp_attackers

@@ -431,8 +431,7 @@ impl Qdisc for TaqQueue {
         if let Some((key, _)) = FlowKey::of(pkt)
             && pkt.tcp.flags.has(TcpFlags::ACK)
         {
-            let data = FlowKey { src: key.dst, dst: key.src, sport: key.dport, dport: key.sport };
-            self.tracker.on_ack(now, data, pkt.tcp.ack);
+            self.tracker.on_ack(now, key.reversed(), pkt.tcp.ack);
         }
     }
 }
