@@ -179,6 +179,7 @@ FLOW_SCHEMA = pa.schema(
         ("fast_recoveries", pa.uint64()),
         ("timeouts", pa.uint64()),
         ("syn_timeouts", pa.uint64()),
+        ("loss_detection_s", pa.float64()),
         ("max_silence_s", pa.float64()),
         ("rate_mode_switches", pa.uint64()),
         ("rate_mode_s", pa.float64()),

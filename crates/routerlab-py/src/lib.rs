@@ -226,6 +226,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         fast_recoveries,
         timeouts,
         syn_timeouts,
+        loss_detection_s,
         max_silence_s,
         rate_mode_switches,
         rate_mode_s,

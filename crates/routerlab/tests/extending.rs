@@ -112,7 +112,14 @@ fn a_custom_queue_discipline() {
 struct RoundRobin(usize);
 
 impl NextHopPolicy for RoundRobin {
-    fn choose(&mut self, hops: &[PortId], _pkt: &Packet, _ports: &[Port], _rng: &mut SimRng) -> PortId {
+    fn choose(
+        &mut self,
+        _now: SimTime,
+        hops: &[PortId],
+        _pkt: &Packet,
+        _ports: &[Port],
+        _rng: &mut SimRng,
+    ) -> PortId {
         self.0 += 1;
         hops[self.0 % hops.len()]
     }

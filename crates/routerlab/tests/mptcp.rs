@@ -60,24 +60,29 @@ fn fat_tree(duration: &str) -> String {
     common::FAT_TREE.replace("300ms", duration)
 }
 
-/// The subflows' source ports are chosen so their ECMP paths differ: one connection between
-/// pods sends over all four core switches (at least its initial windows: the sender's own link
-/// is the bottleneck here, so how much each path carries afterwards is LIA's business), where
-/// one TCP flow uses one.
+/// With `mptcp_paths = "distinct"` the subflows' source ports are chosen so their ECMP paths
+/// differ: one connection between pods sends over all four core switches (at least its
+/// initial windows: the sender's own link is the bottleneck here, so how much each path
+/// carries afterwards is LIA's business), where one TCP flow uses one. Hashed (the default,
+/// as real MPTCP), four subflows land where ECMP puts them: on more than one core switch here,
+/// but not necessarily on all.
 #[test]
-fn subflows_take_distinct_ecmp_paths() {
+fn subflows_take_distinct_ecmp_paths_with_the_oracle() {
     let flow = |extra: &str| {
         format!(
             "{}[[workload]]\nkind = \"bulk\"\nsrc = [\"h0\"]\ndst = [\"h15\"]\n{extra}\n",
             fat_tree("200ms")
         )
     };
-    let r = run(&flow("transport = { mptcp = true, mptcp_subflows = 4 }"));
+    let r = run(&flow("transport = { mptcp = true, mptcp_subflows = 4, mptcp_paths = \"distinct\" }"));
     let links = core_to_pod(&r, 3);
     let total: u64 = links.iter().sum();
     assert_eq!(links.len(), 4);
     assert!(links.iter().all(|&n| n >= 2 * 10), "a subflow on every core switch: {links:?}");
     assert!(total > 10_000);
+    let hashed = run(&flow("transport = { mptcp = true, mptcp_subflows = 4 }"));
+    assert!(core_to_pod(&hashed, 3).iter().filter(|&&n| n > 0).count() > 1);
+    assert_ne!(core_to_pod(&hashed, 3), links);
     let r = run(&flow(""));
     assert_eq!(core_to_pod(&r, 3).iter().filter(|&&n| n > 0).count(), 1);
 }

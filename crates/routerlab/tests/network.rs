@@ -237,6 +237,30 @@ start = "10ms"
 }
 
 #[test]
+fn incast_connections_are_dealt_to_the_senders_in_turn() {
+    let (_, r) = run(r#"
+[run]
+duration = "2s"
+[topology]
+kind = "star"
+senders = 3
+access = { rate = "1Gbps", delay = "25us" }
+bottleneck = { rate = "1Gbps", delay = "25us", queue = { kind = "droptail", limit = "100pkts" } }
+[[workload]]
+kind = "incast"
+block = "20KB"
+connections = 7
+rounds = 3
+start = "10ms"
+"#);
+    assert_eq!(r.flows.len(), 7);
+    let from = |h: &str| r.flows.iter().filter(|f| f.src == h).count();
+    assert_eq!((from("s0"), from("s1"), from("s2")), (3, 2, 2));
+    assert_eq!(r.transfers.len(), 21, "every connection returns a block per round");
+    assert!(r.transfers.iter().all(|t| t.end_s.is_some()));
+}
+
+#[test]
 fn web_clients_use_at_most_k_connections_and_pages_follow_think_times() {
     let (_, r) = run(r#"
 [run]
@@ -625,8 +649,9 @@ fn spraying_policies_spread_one_flow_over_every_core_link() {
         ));
         core_to_pod1(&r)
     };
-    // Round robin per switch: edge alternates aggregation switches, each alternates cores.
-    for policy in ["spray-rr", "spray-rr-flow"] {
+    // Round robin, every reading of its counter: a lone flow's data alternates aggregation
+    // switches at the edge, and cores at each aggregation switch.
+    for policy in ["spray-rr", "spray-rr-data", "spray-rr-dst", "spray-rr-flow"] {
         let c = one_flow(policy);
         assert!(c[0] > 1000 && c[3] - c[0] <= 2, "{policy}: {c:?}");
     }
@@ -634,8 +659,13 @@ fn spraying_policies_spread_one_flow_over_every_core_link() {
     let c = one_flow("spray-rnd");
     let mean = c.iter().sum::<u64>() as f64 / 4.0;
     assert!(c[3] > c[0] && c.iter().all(|&n| (n as f64 - mean).abs() < 0.05 * mean), "{c:?}");
-    // Least queue: a lone flow never queues at 1 Gbps, so ties keep it on the first port.
-    assert_eq!(one_flow("spray-cnt").iter().filter(|&&n| n > 100).count(), 1);
+    // Least queue: a lone flow never queues at 1 Gbps, so every choice is a tie between
+    // empty ports; broken at random, they spread it over every core link.
+    let c = one_flow("spray-cnt");
+    let total = c.iter().sum::<u64>() as f64;
+    assert!(c.iter().all(|&n| n as f64 > 0.2 * total), "{c:?}");
+    // Counting only bytes waiting, with ties to the first port, keeps it on one path.
+    assert_eq!(one_flow("spray-cnt-waiting").iter().filter(|&&n| n > 100).count(), 1);
     // Two flows from one edge switch into the uplinks: queues form and CNT spreads them.
     let (_, r) = run(&format!(
         "{FAT_TREE}[forwarding]\npolicy = \"spray-cnt\"\n[[workload]]\nkind = \"bulk\"\nsrc = [\"h0\", \"h1\"]\ndst = [\"h4\", \"h6\"]\n"

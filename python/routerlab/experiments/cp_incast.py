@@ -1,20 +1,26 @@
-"""Analysis of cp-incast: incast goodput vs N per scheme (TCP, DCTCP, CP, CP+DCTCP), the
-collapse and gain ratios at the largest N, and timeouts per round where the slides' 13.1×
-condition holds."""
+"""Analysis of cp-incast: incast goodput vs N per setup and scheme (TCP, DCTCP, CP, CP+DCTCP
+and our arms), the collapse and gain ratios at the largest N, timeouts per round, the mean
+loss-detection time, and what CP's port did: cuts, header drops, time over the 13.1×
+condition, time the data waited behind headers.
+
+The judged setup is `three-hosts` (the input stays under the slides' condition); quantities
+of the `star` stress case carry a `_star` suffix."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 import pyarrow as pa
 
 from . import Analysis, Run
 from .incast import incast_goodput
+from .ka_common import stage_counter
 from .plots import errorbar, figure
 from .stats import add_row, mean_ci
 
-#: The largest N at which N synchronized senders stay under 13.1 × the output rate.
-CONDITION_N = 12
+JUDGED = "three-hosts"
+PORT = "switch->r0"
 
 #: Links-table columns of the bottleneck port -> their name in the goodput table.
 PORT_COLUMNS = {
@@ -24,88 +30,130 @@ PORT_COLUMNS = {
 }
 
 
+def detection_s(run: Run) -> float:
+    """Mean loss-detection time over the run's retransmitted segments (NaN if none)."""
+    f = run.tables["flows"].to_pydict()
+    pairs = [
+        (d, r)
+        for d, r in zip(f["loss_detection_s"], f["retransmissions"], strict=True)
+        if d is not None
+    ]
+    n = sum(r for _, r in pairs)
+    return sum(d * r for d, r in pairs) / n if n else math.nan
+
+
+def run_metrics(r: Run) -> dict[str, float]:
+    links = r.tables["links"].to_pydict()
+    port = links["link"].index(PORT)
+    m = {name: float(links[c][port]) for c, name in PORT_COLUMNS.items()}
+    starved = stage_counter(r, PORT, "data_starved_us", stage="cp") if "stages" in r.tables else 0
+    m |= {
+        "goodput": incast_goodput(r),
+        "timeouts_per_round": r.summary["timeouts"] / r.params["rounds"],
+        "syn_timeouts": float(r.summary["syn_timeouts"]),
+        "detection_s": detection_s(r),
+        "data_starved_ms_per_run": starved / 1e3,
+    }
+    return m
+
+
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     line = float(exp["constants"]["line_rate_bps"])
-    goodput: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
-    timeouts: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
-    # The bottleneck port's CP counters: cuts, header drops, time over the 13.1× condition.
-    port_counts = {c: defaultdict(lambda: defaultdict(dict)) for c in PORT_COLUMNS}
+    # (setup, scheme) -> seed -> n -> metrics
+    per: dict[tuple[str, str], dict[int, dict[int, dict[str, float]]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
     for r in runs:
-        scheme, n, rounds = r.params["scheme"], r.params["n"], r.params["rounds"]
-        goodput[scheme][r.seed][n] = incast_goodput(r)
-        timeouts[scheme][r.seed][n] = r.summary["timeouts"] / rounds
-        links = r.tables["links"].to_pydict()
-        port = links["link"].index("switch->r0")
-        for c, table in port_counts.items():
-            table[scheme][r.seed][n] = links[c][port]
-    schemes = [s for s in exp["grid"]["scheme"] if s in goodput]
-    seeds = sorted(goodput[schemes[0]])
-    ns = sorted(goodput[schemes[0]][seeds[0]])
+        per[r.params["setup"], r.params["scheme"]][r.seed][r.params["n"]] = run_metrics(r)
+    setups = [s for s in exp["grid"]["setup"] if any(k[0] == s for k in per)]
+    schemes = [s for s in exp["grid"]["scheme"] if any(k[1] == s for k in per)]
+    seeds = sorted(per[setups[0], schemes[0]])
+    ns = sorted(per[setups[0], schemes[0]][seeds[0]])
     nmin, nmax = ns[0], ns[-1]
 
-    def at(table, scheme, n):
-        return [table[scheme][s][n] for s in seeds]
+    def at(scheme, n, metric, setup=JUDGED):
+        return [per[setup, scheme][s][n][metric] for s in seeds]
+
+    def ratio(a, b, n, metric="goodput", setup=JUDGED):
+        return mean_ci(
+            x / y
+            for x, y in zip(at(a, n, metric, setup), at(b, n, metric, setup), strict=True)
+            if y > 0 and not math.isnan(x) and not math.isnan(y)
+        )
 
     rows = defaultdict(list)
     per_n = {}
-    for scheme in schemes:
-        for n in ns:
-            per_n[scheme, n] = est = mean_ci(at(goodput, scheme, n))
-            counts = {"timeouts_per_round": mean_ci(at(timeouts, scheme, n)).mean}
-            for c, name in PORT_COLUMNS.items():
-                counts[name] = mean_ci(at(port_counts[c], scheme, n)).mean
-            add_row(rows, {"scheme": scheme, "n": n}, est, "goodput_mbps", 1e-6, counts)
+    for setup in setups:
+        for scheme in schemes:
+            for n in ns:
+                per_n[setup, scheme, n] = est = mean_ci(at(scheme, n, "goodput", setup))
+                extra = {
+                    m: mean_ci(at(scheme, n, m, setup)).mean
+                    for m in (
+                        "timeouts_per_round",
+                        "syn_timeouts",
+                        "detection_s",
+                        "data_starved_ms_per_run",
+                        *PORT_COLUMNS.values(),
+                    )
+                }
+                extra["detection_ms"] = extra.pop("detection_s") * 1e3
+                key = {"setup": setup, "scheme": scheme, "n": n}
+                add_row(rows, key, est, "goodput_mbps", 1e-6, extra)
 
     quantities = {
         "collapse_ratio_tcp-200ms": mean_ci(
             a / b
             for a, b in zip(
-                at(goodput, "tcp-200ms", nmax), at(goodput, "tcp-200ms", nmin), strict=True
+                at("tcp-200ms", nmax, "goodput"), at("tcp-200ms", nmin, "goodput"), strict=True
             )
         ),
-        "goodput_frac_nmax_cp": mean_ci(g / line for g in at(goodput, "cp", nmax)),
-        "cp_gain_nmax": mean_ci(
-            a / b
-            for a, b in zip(at(goodput, "cp", nmax), at(goodput, "tcp-200ms", nmax), strict=True)
-        ),
-        "cp_dctcp_over_cp_nmax": mean_ci(
-            a / b
-            for a, b in zip(at(goodput, "cp-dctcp", nmax), at(goodput, "cp", nmax), strict=True)
-        ),
+        "goodput_frac_nmax_cp": mean_ci(g / line for g in at("cp", nmax, "goodput")),
+        "cp_gain_nmax": ratio("cp", "tcp-200ms", nmax),
+        "cp_dctcp_over_cp_nmax": ratio("cp-dctcp", "cp", nmax),
+        "detection_ratio_nmax_cp_over_tcp": ratio("cp", "tcp-200ms", nmax, "detection_s"),
     }
-    if CONDITION_N in ns:
-        for scheme in ("cp", "tcp-200ms"):
-            quantities[f"timeouts_per_round_n{CONDITION_N}_{scheme}"] = mean_ci(
-                at(timeouts, scheme, CONDITION_N)
-            )
-
-    def draw(ax):
-        for scheme in schemes:
-            errorbar(ax, ns, [per_n[scheme, n].scaled(1e-6) for n in ns], scheme)
-        ax.axvline(13.1, color="grey", linestyle=":", label="input = 13.1 × output")
-        ax.set_xlabel("senders N")
-        ax.set_ylabel("goodput (Mbps)")
-        ax.set_ylim(0, line * 1.05e-6)
-        ax.legend()
-
-    def per_n_mean(column, scale, fmt):
-        return ", ".join(
-            f"N={n}: {mean_ci(at(port_counts[column], 'cp', n)).mean * scale:{fmt}}" for n in ns
+    for scheme in ("cp", "tcp-200ms"):
+        quantities[f"timeouts_per_round_nmax_{scheme}"] = mean_ci(
+            at(scheme, nmax, "timeouts_per_round")
+        )
+    if "star" in setups:
+        quantities["goodput_frac_nmax_cp_star"] = mean_ci(
+            g / line for g in at("cp", nmax, "goodput", "star")
         )
 
-    notes = (
-        "CP's header buffer overflowed (header drops per run, by N): "
-        + per_n_mean("header_drops", 1, ".0f")
-        + ". A header drop is a silent loss again (the 13.1× condition exceeded at that moment)."
-        + " Time the input exceeded 13.1 × the output (ms per run, 100 µs windows): "
-        + per_n_mean("cp_overload_s", 1e3, ".1f")
+    def draw(setup):
+        def d(ax):
+            for scheme in schemes:
+                errorbar(ax, ns, [per_n[setup, scheme, n].scaled(1e-6) for n in ns], scheme)
+            ax.set_xlabel("connections N")
+            ax.set_ylabel("goodput (Mbps)")
+            ax.set_ylim(0, line * 1.05e-6)
+            ax.legend(fontsize=7)
+
+        return d
+
+    def per_n_mean(setup, metric, scale, fmt):
+        return ", ".join(
+            f"N={n}: {mean_ci(at('cp', n, metric, setup)).mean * scale:{fmt}}" for n in ns
+        )
+
+    notes = " ".join(
+        f"{setup}: CP's header drops per run by N: "
+        + per_n_mean(setup, "header_drops_per_run", 1, ".0f")
+        + "; time the data waited behind headers (ms per run): "
+        + per_n_mean(setup, "data_starved_ms_per_run", 1, ".1f")
+        + "; time the input exceeded 13.1 × the output (ms per run, 100 µs windows): "
+        + per_n_mean(setup, "overload_s_per_run", 1e3, ".1f")
         + "."
+        for setup in setups
     )
     return Analysis(
         quantities=quantities,
         tables={"goodput": pa.table(dict(rows))},
         figures=[
-            figure(draw, "goodput_vs_n", f"{exp['id']}: incast goodput, 1 Gbps, 64-packet buffer")
+            figure(draw(setup), f"goodput_vs_n_{setup}", f"{exp['id']}: incast goodput, {setup}")
+            for setup in setups
         ],
         notes=notes,
     )

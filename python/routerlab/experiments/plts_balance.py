@@ -66,8 +66,9 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         add_row(rows, {"scheme": scheme}, est, "max_queue_spread_bytes", 1.0, extra)
 
     quantities = {
-        "max_queue_spread_bytes_spray-rr": mean_ci(at("spray-rr", "max_queue_spread")),
-        "max_queue_spread_bytes_ecmp": mean_ci(at("ecmp", "max_queue_spread")),
+        f"max_queue_spread_bytes_{scheme}": mean_ci(at(scheme, "max_queue_spread"))
+        for scheme in schemes
+    } | {
         "util_spread_ratio_rr_over_ecmp": mean_ci(
             a / b if b > 0 else float("nan")
             for a, b in zip(

@@ -52,6 +52,12 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         "p99_ratio_rr_over_ecmp_red": ratio("rr-droptail", "ecmp-red", 99),
         "p90_ratio_ecmp_droptail_over_red": ratio("ecmp-droptail", "ecmp-red", 90),
     }
+    if "ecmp-red-slow" in samples:
+        quantities |= {
+            "p90_ratio_rr_over_ecmp_red_slow": ratio("rr-droptail", "ecmp-red-slow", 90),
+            "p99_ratio_rr_over_ecmp_red_slow": ratio("rr-droptail", "ecmp-red-slow", 99),
+            "p90_ratio_ecmp_droptail_over_red_slow": ratio("ecmp-droptail", "ecmp-red-slow", 90),
+        }
 
     def draw(ax):
         for scheme in schemes:

@@ -57,6 +57,10 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         "throughput_ratio_ecn_agent_over_ecmp_red": ratio("rr-agent-ecn", "ecmp-red"),
         "throughput_ratio_ecn_agent_over_rr_red": ratio("rr-agent-ecn", "rr-red"),
     }
+    if {"rr-agent-ecn-slow", "ecmp-red-slow"} <= set(schemes):
+        quantities["throughput_ratio_ecn_agent_over_ecmp_red_slow"] = ratio(
+            "rr-agent-ecn-slow", "ecmp-red-slow"
+        )
 
     def draw(ax):
         x = np.arange(len(schemes))

@@ -62,16 +62,17 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     def ratio(a, b, metric="throughput", qa="droptail", qb="droptail"):
         return [x / y for x, y in zip(at(a, metric, qa), at(b, metric, qb), strict=True)]
 
-    quantities = {
+    rr_readings = [s for s in schemes if s.startswith("spray-rr")]
+    quantities = {f"throughput_{s}": est[s, "droptail"] for s in rr_readings} | {
         "min_plts_over_ecmp": mean_ci(
             min(vals) for vals in zip(*(ratio(s, "ecmp") for s in PAPER_PLTS), strict=True)
         ),
         "cnt_over_rnd": mean_ci(ratio("spray-cnt", "spray-rnd")),
         "throughput_spray-cnt": est["spray-cnt", "droptail"],
-        "throughput_spray-rr": est["spray-rr", "droptail"],
         "throughput_mptcp": est["mptcp", "droptail"],
         "rr_over_mptcp": mean_ci(ratio("spray-rr", "mptcp")),
         "rr_red_over_droptail": mean_ci(ratio("spray-rr", "spray-rr", qa="red-ecn")),
+        "rr_red_slow_over_droptail": mean_ci(ratio("spray-rr", "spray-rr", qa="red-ecn-slow")),
         "jain_rr_minus_ecmp": mean_ci(
             a - b for a, b in zip(at("spray-rr", "jain"), at("ecmp", "jain"), strict=True)
         ),
@@ -89,7 +90,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         ax.legend()
 
     def draw_ranked(ax):
-        for scheme in ("ecmp", "spray-rr", "spray-rr-flow"):
+        for scheme in ("ecmp", "spray-cnt", "spray-rr", "spray-rr-data", "mptcp"):
             if (scheme, "droptail") in ranked:
                 mean_by_rank = np.mean(ranked[scheme, "droptail"], axis=0) * 100
                 ax.plot(range(1, len(mean_by_rank) + 1), mean_by_rank, marker="o", label=scheme)
@@ -98,13 +99,16 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         ax.set_ylim(0, 105)
         ax.legend()
 
-    rr_flow = est.get(("spray-rr-flow", "droptail"))
-    notes = (
-        f"Beyond the paper: round robin with a counter per flow (spray-rr-flow) reaches "
-        f"{rr_flow.mean:.1%} of ideal (drop-tail)."
-        if rr_flow
-        else ""
+    notes = "PLTS-RR's readings (drop-tail): " + ", ".join(
+        f"{s} {est[s, 'droptail'].mean:.1%}" for s in rr_readings
     )
+    if ("mptcp-distinct", "droptail") in est:
+        notes += (
+            f". MPTCP with oracle-distinct subflow paths: "
+            f"{est['mptcp-distinct', 'droptail'].mean:.1%} "
+            f"(hashed: {est['mptcp', 'droptail'].mean:.1%})"
+        )
+    notes += "."
     title = f"{exp['id']}: k=6 fat-tree, 27 flows, 100 Mbps"
     return Analysis(
         quantities=quantities,

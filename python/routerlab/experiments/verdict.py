@@ -5,7 +5,9 @@ sample for percentiles), the paper's statement and number, and a criterion writt
 running — a Python expression over ``mean``, ``ci_lo``, ``ci_hi`` (and ``n``), e.g.
 ``"ci_hi <= 0.3"``. The verdict is ``holds`` when the criterion is true and ``differs``
 otherwise; in a quick run, a claim whose interval straddles its criterion (true at one end of
-the interval, false at the other) is ``not judged (quick)``: three seeds cannot resolve it. A
+the interval, false at the other) is ``not judged (quick)``: three seeds cannot resolve it; so
+is, in every quick run, a claim with ``judge_quick = false``, whose effect is too small for the
+quick run's size to judge (an interval that happens not to straddle would judge noise). A
 claim whose quantity the analysis did not produce is an error: no claim can be silently
 omitted.
 
@@ -40,9 +42,10 @@ CLAIM_KEYS = {
     "paper_value",
     "explanation",
     "shown_by",
+    "judge_quick",
 }
 #: Keys a claim may leave out.
-OPTIONAL_CLAIM_KEYS = {"why", "paper_value", "explanation", "shown_by"}
+OPTIONAL_CLAIM_KEYS = {"why", "paper_value", "explanation", "shown_by", "judge_quick"}
 
 HOLDS, DIFFERS, NOT_JUDGED = "holds", "differs", "not judged (quick)"
 
@@ -80,9 +83,10 @@ def resolved(criterion: str, est: Estimate) -> bool:
     return judge(criterion, ends[0]) == judge(criterion, ends[1])
 
 
-def verdict_of(criterion: str, est: Estimate, quick: bool) -> str:
-    """holds, differs, or (quick runs only) not judged when the interval straddles."""
-    if quick and not resolved(criterion, est):
+def verdict_of(criterion: str, est: Estimate, quick: bool, judge_quick: bool = True) -> str:
+    """holds, differs, or (quick runs only) not judged when the interval straddles or the
+    claim is not to be judged quick."""
+    if quick and (not judge_quick or not resolved(criterion, est)):
         return NOT_JUDGED
     return HOLDS if judge(criterion, est) else DIFFERS
 
@@ -136,6 +140,8 @@ def check_claims(experiment: dict) -> None:
         if c["id"] in seen:
             raise ClaimError(f"claim id {c['id']} is used twice")
         seen.add(c["id"])
+        if not isinstance(c.get("judge_quick", True), bool):
+            raise ClaimError(f"claim {c['id']}: judge_quick must be true or false")
         if "paper_value" in c and not _is_paper_value(c["paper_value"]):
             raise ClaimError(
                 f"claim {c['id']}: paper_value {c['paper_value']!r} is neither a number nor "
@@ -182,7 +188,9 @@ def build_verdict(experiment: dict, estimates: dict[str, Estimate], meta: dict) 
             "criterion": c["criterion"],
             "why": c.get("why", ""),
             "tolerance": c.get("tolerance"),
-            "verdict": verdict_of(c["criterion"], est, bool(meta.get("quick"))),
+            "verdict": verdict_of(
+                c["criterion"], est, bool(meta.get("quick")), c.get("judge_quick", True)
+            ),
             "explanation": c.get("explanation"),
             "shown_by": c.get("shown_by"),
         }

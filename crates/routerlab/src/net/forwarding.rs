@@ -7,17 +7,19 @@
 //!   headers on the hot path — only one integer mix.
 //!
 //! - The PLTS spraying policies ([`crate::mechanisms::plts::spray`]): per packet, a random next
-//!   hop (`SprayRandom`), the least-queued one (`SprayLeastQueue`) or round robin
-//!   (`SprayRoundRobin`, one counter per switch or per flow).
+//!   hop (`SprayRandom`), the least-occupied one (`SprayLeastQueue`, two readings) or round
+//!   robin (`SprayRoundRobin`, a counter per switch, per switch for data only, per destination
+//!   or per flow).
 //!
 //! Other per-packet policies plug in through [`NextHopPolicy`]: a node given one asks it for
 //! every packet that has more than one next hop (see `docs/extending.md`).
 
 use crate::ids::PortId;
-use crate::mechanisms::plts::spray::{self, RoundRobin, RrScope};
+use crate::mechanisms::plts::spray::{self, CntReading, RoundRobin, RrScope};
 use crate::net::packet::Packet;
 use crate::net::port::Port;
 use crate::rng::{SimRng, splitmix64};
+use crate::units::SimTime;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ForwardingPolicy {
@@ -27,7 +29,7 @@ pub enum ForwardingPolicy {
     /// PLTS-RND.
     SprayRandom,
     /// PLTS-CNT.
-    SprayLeastQueue,
+    SprayLeastQueue(CntReading),
     /// PLTS-RR.
     SprayRoundRobin(RrScope),
 }
@@ -37,8 +39,11 @@ impl ForwardingPolicy {
         match self {
             ForwardingPolicy::Ecmp => "ecmp",
             ForwardingPolicy::SprayRandom => "spray-rnd",
-            ForwardingPolicy::SprayLeastQueue => "spray-cnt",
+            ForwardingPolicy::SprayLeastQueue(CntReading::Occupancy) => "spray-cnt",
+            ForwardingPolicy::SprayLeastQueue(CntReading::WaitingFirstPort) => "spray-cnt-waiting",
             ForwardingPolicy::SprayRoundRobin(RrScope::Switch) => "spray-rr",
+            ForwardingPolicy::SprayRoundRobin(RrScope::SwitchData) => "spray-rr-data",
+            ForwardingPolicy::SprayRoundRobin(RrScope::Destination) => "spray-rr-dst",
             ForwardingPolicy::SprayRoundRobin(RrScope::Flow) => "spray-rr-flow",
         }
     }
@@ -46,9 +51,16 @@ impl ForwardingPolicy {
 
 /// A per-packet choice among equal-cost next hops.
 pub trait NextHopPolicy: Send + Sync {
-    /// Pick one of `hops` (at least two) for `pkt`; `ports` gives every port's state (e.g. its
-    /// queue length), `rng` the node's own random stream.
-    fn choose(&mut self, hops: &[PortId], pkt: &Packet, ports: &[Port], rng: &mut SimRng) -> PortId;
+    /// Pick one of `hops` (at least two) for `pkt` at `now`; `ports` gives every port's state
+    /// (e.g. its queue length), `rng` the node's own random stream.
+    fn choose(
+        &mut self,
+        now: SimTime,
+        hops: &[PortId],
+        pkt: &Packet,
+        ports: &[Port],
+        rng: &mut SimRng,
+    ) -> PortId;
 }
 
 /// A node's forwarding state: its policy, hash salt and random stream.
@@ -85,19 +97,21 @@ impl Forwarder {
         hops[(h % hops.len() as u64) as usize]
     }
 
-    /// Pick one of `hops` (non-empty) for `pkt`.
+    /// Pick one of `hops` (non-empty) for `pkt` at `now`.
     #[inline]
-    pub fn choose(&mut self, hops: &[PortId], pkt: &Packet, ports: &[Port]) -> PortId {
+    pub fn choose(&mut self, now: SimTime, hops: &[PortId], pkt: &Packet, ports: &[Port]) -> PortId {
         if hops.len() == 1 {
             return hops[0];
         }
         if let Some(c) = &mut self.custom {
-            return c.choose(hops, pkt, ports, &mut self.rng);
+            return c.choose(now, hops, pkt, ports, &mut self.rng);
         }
         match self.policy {
             ForwardingPolicy::Ecmp => self.ecmp(hops, pkt.meta.flow_hash),
             ForwardingPolicy::SprayRandom => spray::random(hops, &mut self.rng),
-            ForwardingPolicy::SprayLeastQueue => spray::least_queue(hops, ports),
+            ForwardingPolicy::SprayLeastQueue(reading) => {
+                spray::least_queue(hops, ports, now, reading, &mut self.rng)
+            }
             ForwardingPolicy::SprayRoundRobin(scope) => self.rr.choose(scope, hops, pkt),
         }
     }

@@ -331,6 +331,13 @@ impl Port {
     pub fn queue_bytes(&self) -> u64 {
         self.qdisc.len_bytes()
     }
+    /// Bytes the port holds at `now`: those waiting in the queue, plus what is left to
+    /// serialize of the packet on the transmitter (fragments waiting for it not counted).
+    pub fn occupancy_bytes(&self, now: SimTime) -> u64 {
+        let in_service =
+            if self.busy_until > now { self.rate().bytes_in(self.busy_until - now).max(1) } else { 0 };
+        self.qdisc.len_bytes() + in_service
+    }
     /// The transmitter is serializing a packet at `now`.
     pub fn is_busy(&self, now: SimTime) -> bool {
         self.busy_until > now

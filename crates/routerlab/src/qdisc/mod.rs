@@ -203,6 +203,11 @@ pub trait Qdisc {
     }
     /// A packet arrived at this port's node from the port's far end (only if `wants_reverse`).
     fn observe_reverse(&mut self, _now: SimTime, _pkt: &Packet) {}
+    /// Named counters of the discipline's own, for the results' `stages` table (beside the
+    /// drop counts every queue has in `stats`).
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// Every built-in qdisc, dispatched statically; `Custom` holds a user's own (see
@@ -275,6 +280,9 @@ impl Qdisc for AnyQdisc {
     }
     fn observe_reverse(&mut self, now: SimTime, pkt: &Packet) {
         dispatch!(self, q => q.observe_reverse(now, pkt))
+    }
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        dispatch!(self, q => q.counters())
     }
 }
 

@@ -251,7 +251,12 @@ fn connections(w: &Workload, shape: &Shape, sc: &Scenario) -> u64 {
             f.flows.map(u64::from).or(f.start.count().map(|n| n as u64)).unwrap_or(pairs(&f.src, &f.dst))
         }
         Workload::OnOff(o) => o.clients.map_or(pairs(&o.src, &o.dst), u64::from),
-        Workload::Incast(i) => list(&i.senders).unwrap_or(shape.hosts).saturating_mul(i.rounds.max(1) as u64),
+        Workload::Incast(i) => i
+            .connections
+            .map(u64::from)
+            .or(list(&i.senders))
+            .unwrap_or(shape.hosts)
+            .saturating_mul(i.rounds.max(1) as u64),
         Workload::Permutation(p) => list(&p.hosts).unwrap_or(shape.hosts),
         Workload::Web(w) => (w.clients.0.len() as u64).saturating_mul(w.parallel as u64),
         Workload::Csv(c) => csv_lines(&c.file, sc),

@@ -8,8 +8,8 @@ use std::path::Path;
 
 use super::schema::{
     Cc, ConnectMode, CubicCc, CubicModelName, DctcpCc, DupAckFilterName, ForwardingName, KaRoundingName,
-    KaStage, KickAssCc, Link, LinkState, PermutationPattern, Queue, RcpStage, RecoveryName, RttModelName,
-    SpOccupancyName, SpStage, SpVariantName, TaqDropName, Topology, Transport, Workload,
+    KaStage, KickAssCc, Link, LinkState, MptcpPathsName, PermutationPattern, Queue, RcpStage, RecoveryName,
+    RttModelName, SpOccupancyName, SpStage, SpVariantName, TaqDropName, Topology, Transport, Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Starts, Threshold};
 use super::{Scenario, ScenarioError};
@@ -17,7 +17,7 @@ use crate::ids::{ConnId, HostId, NodeId, PortId};
 use crate::mechanisms::cp::CpParams;
 use crate::mechanisms::ka::encoding::Rounding;
 use crate::mechanisms::ka::{KaEndpoint, KaParams, RateProtocol, RcpParams};
-use crate::mechanisms::plts::spray::RrScope;
+use crate::mechanisms::plts::spray::{CntReading, RrScope};
 use crate::mechanisms::plts::{FilterKind, FilterParams};
 use crate::mechanisms::sp::{SpEpoch, SpOccupancy, SpParams, SpVariant};
 use crate::mechanisms::taq::admission::AdmissionParams;
@@ -31,7 +31,7 @@ use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedPar
 use crate::rng::{SimRng, StreamId};
 use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec, SpSenderSpec};
 use crate::tcp::cc::{CcConfig, CubicModel, CubicParams, DctcpParams, HystartParams};
-use crate::tcp::{DelayedAck, MptcpConfig, Recovery, RtoParams, RttModel, TcpConfig};
+use crate::tcp::{DelayedAck, MptcpConfig, MptcpPaths, Recovery, RtoParams, RttModel, TcpConfig};
 use crate::topology::{self, BuiltTopology, DumbbellParams, FatTreeParams, ParkingLotParams, StarParams};
 use crate::units::{Rate, SimTime, Size};
 use crate::workload::cbr::Cbr;
@@ -120,6 +120,7 @@ impl Default for Transport {
             // The PLTS paper's MPTCP baseline, after Raiciu et al. (SIGCOMM 2011): 8 subflows.
             mptcp_subflows: 8,
             mptcp_coupled: true,
+            mptcp_paths: MptcpPathsName::Hashed,
         }
     }
 }
@@ -191,9 +192,14 @@ impl Transport {
             pacing: self.pacing,
             cp: self.cp,
             sp: self.sp,
-            mptcp: self
-                .mptcp
-                .then_some(MptcpConfig { subflows: self.mptcp_subflows, coupled: self.mptcp_coupled }),
+            mptcp: self.mptcp.then_some(MptcpConfig {
+                subflows: self.mptcp_subflows,
+                coupled: self.mptcp_coupled,
+                paths: match self.mptcp_paths {
+                    MptcpPathsName::Hashed => MptcpPaths::Hashed,
+                    MptcpPathsName::Distinct => MptcpPaths::Distinct,
+                },
+            }),
         }
     }
 
@@ -413,10 +419,20 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 );
             }
             let mut params = CpParams::default();
+            if let Some(b) = c.cut_size {
+                if !(40..=1500).contains(&b.0) {
+                    p.at(
+                        format!("{path}.cut_size"),
+                        format!("{} B is not a header's size (40 to 1500 B)", b.0),
+                    );
+                }
+                params.cut_bytes = b.0.clamp(40, 1500) as u16;
+            }
             if let Some(b) = c.header_buffer {
-                // Room for at least one header-only packet (IPv4 + TCP, 40 bytes).
-                if b.0 < 40 {
-                    p.at(format!("{path}.header_buffer"), format!("{} B holds no 40-byte header", b.0));
+                // Room for at least one cut packet.
+                if b.0 < params.cut_bytes as u64 {
+                    let cut = params.cut_bytes;
+                    p.at(format!("{path}.header_buffer"), format!("{} B holds no {cut}-byte header", b.0));
                 }
                 params.header_buffer_bytes = b.0;
             }
@@ -1064,8 +1080,11 @@ fn set_forwarding(f: &super::schema::Forwarding, spec: &mut TopologySpec, p: &mu
     let policy = |n: ForwardingName| match n {
         ForwardingName::Ecmp => ForwardingPolicy::Ecmp,
         ForwardingName::SprayRnd => ForwardingPolicy::SprayRandom,
-        ForwardingName::SprayCnt => ForwardingPolicy::SprayLeastQueue,
+        ForwardingName::SprayCnt => ForwardingPolicy::SprayLeastQueue(CntReading::Occupancy),
+        ForwardingName::SprayCntWaiting => ForwardingPolicy::SprayLeastQueue(CntReading::WaitingFirstPort),
         ForwardingName::SprayRr => ForwardingPolicy::SprayRoundRobin(RrScope::Switch),
+        ForwardingName::SprayRrData => ForwardingPolicy::SprayRoundRobin(RrScope::SwitchData),
+        ForwardingName::SprayRrDst => ForwardingPolicy::SprayRoundRobin(RrScope::Destination),
         ForwardingName::SprayRrFlow => ForwardingPolicy::SprayRoundRobin(RrScope::Flow),
     };
     for n in spec.nodes.iter_mut().filter(|n| n.kind == NodeKind::Switch) {
@@ -1449,13 +1468,19 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
                         .and_then(|pr| names.host(pr.1, &format!("{path}.receiver"), &mut p)),
                 };
                 positive(ic.rounds, &format!("{path}.rounds"), &mut p);
+                if let Some(c) = ic.connections {
+                    positive(c, &format!("{path}.connections"), &mut p);
+                }
                 let Some(receiver) = receiver else { continue };
-                let senders: Vec<HostId> = senders.into_iter().filter(|&s| s != receiver).collect();
-                let reached: Vec<HostId> = senders
-                    .iter()
-                    .copied()
-                    .filter(|&s| names.reachable(s, receiver, &path, &mut p))
-                    .collect();
+                let hosts: Vec<HostId> = senders.into_iter().filter(|&s| s != receiver).collect();
+                // Connections dealt to the senders in turn: opening times given as a sequence
+                // alternate between hosts.
+                let senders: Vec<HostId> = match ic.connections {
+                    Some(c) if !hosts.is_empty() => (0..c as usize).map(|i| hosts[i % hosts.len()]).collect(),
+                    _ => hosts.clone(),
+                };
+                let reached: Vec<HostId> =
+                    hosts.iter().copied().filter(|&s| names.reachable(s, receiver, &path, &mut p)).collect();
                 names.check_segments_fit(reached.iter().map(|&s| (s, receiver)), &tcp, &path, &mut p);
                 if senders.is_empty() {
                     p.at(format!("{path}.senders"), "no sender other than the receiver");

@@ -428,6 +428,9 @@ pub struct CpQueue {
     pub data: Box<Queue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header_buffer: Option<ByteSize>,
+    /// The IP length of a cut packet (at least its own headers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_size: Option<ByteSize>,
     /// Input/output rate ratio the overload report compares against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overload_ratio: Option<f64>,
@@ -731,6 +734,20 @@ pub struct Transport {
     pub mptcp_subflows: u32,
     /// LIA coupling of the MPTCP subflows' windows.
     pub mptcp_coupled: bool,
+    /// How MPTCP's subflows find their paths.
+    pub mptcp_paths: MptcpPathsName,
+}
+
+/// `transport.mptcp_paths`: `"hashed"` (each subflow's source port hashed through ECMP, as
+/// real MPTCP's path managers open them) or `"distinct"` (ports searched until the subflows'
+/// ECMP paths differ: an oracle); see `tcp::MptcpPaths`.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MptcpPathsName {
+    #[default]
+    #[serde(rename = "hashed")]
+    Hashed,
+    #[serde(rename = "distinct")]
+    Distinct,
 }
 
 // ------------------------------------------------------------------------------ forwarding
@@ -756,8 +773,14 @@ pub enum ForwardingName {
     SprayRnd,
     #[serde(rename = "spray-cnt")]
     SprayCnt,
+    #[serde(rename = "spray-cnt-waiting")]
+    SprayCntWaiting,
     #[serde(rename = "spray-rr")]
     SprayRr,
+    #[serde(rename = "spray-rr-data")]
+    SprayRrData,
+    #[serde(rename = "spray-rr-dst")]
+    SprayRrDst,
     #[serde(rename = "spray-rr-flow")]
     SprayRrFlow,
 }
@@ -917,6 +940,10 @@ pub struct Incast {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver: Option<String>,
     pub block: ByteSize,
+    /// Connections in all, each returning a block per round, dealt to the senders in turn
+    /// (default: one per sender).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<u32>,
     #[serde(default = "one")]
     pub rounds: u32,
     #[serde(default = "Duration::zero")]

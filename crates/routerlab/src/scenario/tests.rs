@@ -311,8 +311,17 @@ fn cp_queues_are_checked() {
     let tiny = q(r#"{ kind = "cp", data = { kind = "droptail", limit = "10pkts" }, header_buffer = "20B" }"#);
     assert!(
         first_error(&tiny)
-            .starts_with("topology.bottleneck.queue.header_buffer: 20 B holds no 40-byte header")
+            .starts_with("topology.bottleneck.queue.header_buffer: 20 B holds no 52-byte header")
     );
+    let cut = q(r#"{ kind = "cp", data = { kind = "droptail", limit = "10pkts" }, cut_size = "20B" }"#);
+    assert_eq!(
+        first_error(&cut),
+        "topology.bottleneck.queue.cut_size: 20 B is not a header's size (40 to 1500 B)"
+    );
+    let bare = q(
+        r#"{ kind = "cp", data = { kind = "droptail", limit = "10pkts" }, cut_size = "40B", header_buffer = "40B" }"#,
+    );
+    assert!(Scenario::load(&bare).is_ok(), "a 40-byte buffer holds one bare 40-byte header");
     let inner = q(r#"{ kind = "cp", data = { kind = "droptail", limit = "10pkts", bogus = 1 } }"#);
     assert!(first_error(&inner).contains("bogus"), "{}", first_error(&inner));
 }
@@ -430,7 +439,10 @@ fn forwarding_policies_and_per_switch_overrides() {
         policy("left"),
         ForwardingPolicy::SprayRoundRobin(crate::mechanisms::plts::spray::RrScope::Switch)
     );
-    assert_eq!(policy("right"), ForwardingPolicy::SprayLeastQueue);
+    assert_eq!(
+        policy("right"),
+        ForwardingPolicy::SprayLeastQueue(crate::mechanisms::plts::spray::CntReading::Occupancy)
+    );
     let e = first_error(&with("policy = \"spray-magic\""));
     assert!(e.starts_with("forwarding.policy: unknown variant `spray-magic`"), "{e}");
     let e = first_error(&with("switches = { middle = \"ecmp\" }"));

@@ -48,6 +48,7 @@ use crate::net::port::Port;
 use crate::net::{Network, TopologySpec};
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::rng::{SimRng, StreamId, splitmix64};
+use crate::tcp::MptcpPaths;
 use crate::tcp::cc::{AnyCc, Lia, lia_alpha};
 use crate::tcp::{TcpConfig, TcpSocket, Transmit};
 use crate::units::SimTime;
@@ -476,9 +477,10 @@ impl Simulation {
         c
     }
 
-    /// An MPTCP connection's subflows. Each gets its own source port, searched so that the
-    /// subflows' ECMP paths differ while unused paths remain (up to `PORT_TRIES` ports each).
-    /// The sender opens every subflow, whichever end the workload says opens the connection.
+    /// An MPTCP connection's subflows, each on its own source port: drawn and left to ECMP
+    /// (`MptcpPaths::Hashed`), or searched so that the subflows' ECMP paths differ while unused
+    /// paths remain (`Distinct`, up to `PORT_TRIES` ports each). The sender opens every
+    /// subflow, whichever end the workload says opens the connection.
     fn add_mptcp(&mut self, f: &FlowSpec, tcp: TcpConfig, c: ConnId, m: crate::tcp::MptcpConfig) -> Carrier {
         const PORT_TRIES: u32 = 64;
         let f = &FlowSpec { opener: Opener::Sender, ..f.clone() };
@@ -488,15 +490,19 @@ impl Simulation {
         let mut subflows = Vec::with_capacity(m.subflows as usize);
         let mut candidate = 0u32;
         for i in 0..m.subflows {
+            // A spread of ports per connection (an ephemeral range's draws, deterministically).
             let port_of = |j: u32| 10_000 + ((c.0.wrapping_mul(7919).wrapping_add(j)) % 50_000) as u16;
             let hash_of = |j: u32| flow_hash(f.src, f.dst, port_of(j), dport, PROTO_TCP);
-            let chosen = (candidate..candidate + PORT_TRIES)
-                .map(|j| (j, self.net.ecmp_path(f.src, f.dst, hash_of(j))))
-                .find(|(_, path)| !used.contains(path))
-                .map_or(candidate, |(j, path)| {
-                    used.push(path);
-                    j
-                });
+            let chosen = match m.paths {
+                MptcpPaths::Hashed => candidate,
+                MptcpPaths::Distinct => (candidate..candidate + PORT_TRIES)
+                    .map(|j| (j, self.net.ecmp_path(f.src, f.dst, hash_of(j))))
+                    .find(|(_, path)| !used.contains(path))
+                    .map_or(candidate, |(j, path)| {
+                        used.push(path);
+                        j
+                    }),
+            };
             candidate = chosen + 1;
             let sport = port_of(chosen);
             let (sender, receiver) = self.add_endpoints(f, tcp, c, (sport, dport), Some((id, i)));
@@ -927,7 +933,7 @@ impl Simulation {
                     self.pool.free(pkt);
                     return;
                 }
-                let out = self.net.nodes[node.idx()].forwarder.choose(hops, p, &self.net.ports);
+                let out = self.net.nodes[node.idx()].forwarder.choose(now, hops, p, &self.net.ports);
                 let Simulation { net, pool, events, measure, .. } = self;
                 let port = &mut net.ports[out.idx()];
                 if let Some(sent) = port.enqueue(now, pkt, pool, events, &mut net.drops, &mut free_dropped) {

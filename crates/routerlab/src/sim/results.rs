@@ -14,6 +14,9 @@
 //!   with data outstanding at the data sender; `syn_timeouts`: expirations of its SYN timer
 //!   (counted apart: a lost SYN costs a whole initial RTO); `fast_recoveries`: recovery episodes entered
 //!   without a timeout (duplicate ACKs, SACK or an explicit signal such as CP's PACK).
+//! - `loss_detection_s`: the mean, over the segments the sender retransmitted, of the time
+//!   from a segment's first transmission to its first retransmission (the CP slides' "detection
+//!   time"); empty if it retransmitted nothing.
 //! - `spurious_retransmissions`: data segments the receiver got twice (every copy after the
 //!   first: the network never duplicates, so each was an unneeded retransmission or the late
 //!   original of one — reordering mistaken for loss, or a timeout that fired too early).
@@ -26,7 +29,7 @@ use super::{Carrier, Simulation};
 use std::collections::HashMap;
 
 use crate::mechanisms::taq::{EpochLog, FlowKey};
-use crate::qdisc::{AnyQdisc, DropCause};
+use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::tcp::TcpStats;
 use crate::tcp::cc::AnyCc;
 
@@ -48,6 +51,7 @@ pub struct FlowRow {
     pub fast_recoveries: u64,
     pub timeouts: u64,
     pub syn_timeouts: u64,
+    pub loss_detection_s: Option<f64>,
     pub max_silence_s: f64,
     /// Explicit-rate senders (Kick-Ass, RCP): switches between rate and TCP mode, and the time
     /// spent following a signalled rate. Empty for other flows.
@@ -195,6 +199,8 @@ pub(super) fn collect(sim: &Simulation) -> Results {
                     st.timeouts += s.timeouts;
                     st.syn_timeouts += s.syn_timeouts;
                     st.fast_recoveries += s.fast_recoveries;
+                    st.first_retransmissions += s.first_retransmissions;
+                    st.loss_detection += s.loss_detection;
                     dups += sim.eps[sf.receiver.idx()].sock.receiver().dup_segments;
                 }
                 ("mptcp", mc.data_ack(), mc.data_ack(), st, dups)
@@ -242,6 +248,8 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             fast_recoveries: st.fast_recoveries,
             timeouts,
             syn_timeouts: st.syn_timeouts,
+            loss_detection_s: (st.first_retransmissions > 0)
+                .then(|| st.loss_detection.as_secs_f64() / st.first_retransmissions as f64),
             max_silence_s: c.max_silence.max(tail).as_secs_f64(),
             rate_mode_switches: rate_mode.map(|m| m.0),
             rate_mode_s: rate_mode.map(|m| m.1),
@@ -334,13 +342,15 @@ pub(super) fn collect(sim: &Simulation) -> Results {
     }
 }
 
-/// Every stage's and shim's counters; None if the run had none.
+/// Every stage's, queue discipline's and shim's own counters; None if the run had none.
 fn stages(sim: &Simulation) -> Option<StageRows> {
     let mut rows = StageRows::default();
     for p in &sim.net.ports {
+        let at = &sim.net.port_names[p.id.idx()];
         if let Some(s) = p.stage() {
-            rows.push(&sim.net.port_names[p.id.idx()], s.name(), s.counters());
+            rows.push(at, s.name(), s.counters());
         }
+        rows.push(at, p.qdisc().kind(), p.qdisc().counters());
     }
     for (h, hs) in sim.hosts.iter().enumerate() {
         let name = &sim.net.nodes[sim.net.hosts[h].idx()].name;

@@ -137,14 +137,28 @@ pub struct TcpConfig {
     pub mptcp: Option<MptcpConfig>,
 }
 
-/// MPTCP's shape: how many subflows, and whether their windows are coupled.
+/// MPTCP's shape: how many subflows, whether their windows are coupled, how they find paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MptcpConfig {
-    /// Subflows, each on its own 5-tuple (and so, where possible, its own ECMP path). The PLTS
-    /// paper's MPTCP baseline, after Raiciu et al. (SIGCOMM 2011), uses 8.
+    /// Subflows, each on its own 5-tuple. The PLTS paper's MPTCP baseline, after Raiciu et al.
+    /// (SIGCOMM 2011), uses 8.
     pub subflows: u32,
     /// LIA (RFC 6356) on the subflows; off: independent NewReno subflows.
     pub coupled: bool,
+    pub paths: MptcpPaths,
+}
+
+/// Which paths MPTCP's subflows take through ECMP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MptcpPaths {
+    /// Each subflow's source port is drawn and hashed by the switches like any flow's, so two
+    /// subflows may share a path (what Linux's path managers do: they open subflows from
+    /// ephemeral ports and leave the path to ECMP).
+    #[default]
+    Hashed,
+    /// Source ports searched until the subflows' ECMP paths differ, while unused paths remain
+    /// (an oracle no end host has: it knows every switch's hash).
+    Distinct,
 }
 
 impl Default for TcpConfig {

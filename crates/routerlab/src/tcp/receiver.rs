@@ -15,6 +15,8 @@
 //!   arrives; DCTCP (RFC 8257 §3.2) echoes exactly the CE state of the data acknowledged,
 //!   sending an ACK at once when that state changes so that no change is hidden by a delayed ACK.
 
+use std::collections::VecDeque;
+
 use crate::net::packet::{SackBlock, SackList};
 use crate::units::SimTime;
 
@@ -75,8 +77,9 @@ pub struct Receiver {
     pub fin_received: bool,
     /// DCTCP: an ACK owed for the data before a CE change, with the old ECE value.
     flush: Option<(u64, bool)>,
-    /// CP: PACKs owed, one per cut segment, sent with the next segment (at once).
-    packs: SackList,
+    /// CP: PACKs owed, one per cut segment, oldest first: sent with the next segments (at
+    /// once), as many per segment as its SACK option has room for.
+    packs: VecDeque<SackBlock>,
     ooo_bytes: u64,
     /// Sequence numbers of recently received out-of-order segments, most recent first; each
     /// stands for the interval that now contains it.
@@ -112,7 +115,7 @@ impl Receiver {
             ece: false,
             flush: None,
             dup_segments: 0,
-            packs: SackList::new(),
+            packs: VecDeque::new(),
             cut_segments: 0,
         }
     }
@@ -256,29 +259,40 @@ impl Receiver {
     }
 
     /// CP: a segment whose payload `[seq, seq+len)` a switch cut off arrived. Owe a PACK naming
-    /// the range (unless it is old data), and acknowledge at once. A cut segment carries no data:
-    /// it feeds classic ECN echo, not DCTCP's per-data echo.
+    /// the range (unless it is old data), and acknowledge at once. Its CE mark counts as a data
+    /// segment's would (classic echo, and DCTCP's echo state: the congestion it met upstream
+    /// of the cut is real), though it delivers nothing.
     pub fn on_cut(&mut self, now: SimTime, seq: u64, len: u32, ce: bool) -> AckNeed {
         self.cut_segments += 1;
-        self.update_ecn(ce, false, false);
+        self.update_ecn(ce, false, len > 0);
         let end = seq + len as u64;
         if end > self.rcv_nxt && len > 0 {
-            self.packs.push(crate::mechanisms::cp::pack::encode(seq.max(self.rcv_nxt), end));
+            self.packs.push_back(crate::mechanisms::cp::pack::encode(seq.max(self.rcv_nxt), end));
         }
         self.need(now, AckNeed::Now)
     }
 
-    /// PACKs owed, for the next segment's SACK option.
-    pub fn packs(&self) -> SackList {
-        self.packs
+    /// PACKs owed.
+    pub fn packs_owed(&self) -> usize {
+        self.packs.len()
     }
 
-    /// An ACK (pure or piggybacked) was just sent.
-    pub fn on_ack_sent(&mut self) {
+    /// The oldest PACKs owed, at most `room`, for the next segment's SACK option.
+    pub fn packs(&self, room: usize) -> SackList {
+        let mut list = SackList::new();
+        for &b in self.packs.iter().take(room) {
+            list.push(b);
+        }
+        list
+    }
+
+    /// An ACK (pure or piggybacked) was just sent, carrying the oldest `packs_sent` PACKs owed.
+    /// If more are owed, another ACK is due at once.
+    pub fn on_ack_sent(&mut self, packs_sent: usize) {
         self.rcv_wup = self.rcv_nxt;
-        self.packs.clear();
+        self.packs.drain(..packs_sent.min(self.packs.len()));
         self.unacked_segs = 0;
-        self.ack_now = false;
+        self.ack_now = !self.packs.is_empty();
         self.delack_at = None;
     }
 
@@ -381,7 +395,7 @@ mod tests {
     fn rx(delayed: Option<DelayedAck>) -> Receiver {
         let mut r = Receiver::new(1 << 20, delayed, EcnEcho::Off);
         r.on_syn(0);
-        r.on_ack_sent();
+        r.on_ack_sent(0);
         r
     }
 
@@ -402,7 +416,7 @@ mod tests {
         assert!(!r.ack_due(SimTime::from_ms(39)));
         assert!(r.ack_due(SimTime::from_ms(40)));
         assert_eq!(r.on_segment(SimTime(1), 101, 100, false, false, false), AckNeed::Now);
-        r.on_ack_sent();
+        r.on_ack_sent(0);
         assert!(r.delack_at.is_none());
     }
 
@@ -413,9 +427,36 @@ mod tests {
         let mut r = rx(Some(DA));
         assert_eq!(r.on_cut(SimTime(1), 1, 100, false), AckNeed::Now);
         assert!(r.ack_due(SimTime(1)));
-        let packs = r.packs();
+        let packs = r.packs(4);
         assert_eq!(packs.len(), 1);
         assert_eq!(crate::mechanisms::cp::pack::decode(&packs.as_slice()[0]), Some((1, 101)));
+    }
+
+    #[test]
+    fn packs_beyond_one_options_room_wait_for_the_next_ack() {
+        // Five cut segments before the ACK goes out: three fit beside timestamps, two follow.
+        let mut r = rx(None);
+        for i in 0..5u64 {
+            r.on_cut(SimTime(1), 1 + 100 * i, 100, false);
+        }
+        let first = r.packs(3);
+        assert_eq!(first.len(), 3);
+        assert_eq!(crate::mechanisms::cp::pack::decode(&first.as_slice()[0]), Some((1, 101)));
+        r.on_ack_sent(3);
+        assert!(r.ack_due(SimTime(1)), "the rest go at once");
+        let rest = r.packs(3);
+        assert_eq!(rest.len(), 2);
+        assert_eq!(crate::mechanisms::cp::pack::decode(&rest.as_slice()[1]), Some((401, 501)));
+        r.on_ack_sent(2);
+        assert!(!r.ack_due(SimTime(1)));
+        assert_eq!(r.packs_owed(), 0);
+    }
+
+    #[test]
+    fn a_ce_mark_on_a_cut_segment_sets_dctcps_echo() {
+        let mut r = Receiver::new(1 << 20, None, EcnEcho::Dctcp);
+        r.on_cut(SimTime(1), 1, 100, true);
+        assert!(r.ece(), "the congestion the segment met before it was cut is echoed");
     }
 
     #[test]
@@ -440,7 +481,7 @@ mod tests {
     fn duplicate_is_acked_at_once_and_counted() {
         let mut r = rx(Some(DA));
         r.on_segment(SimTime(0), 1, 100, false, false, false);
-        r.on_ack_sent();
+        r.on_ack_sent(0);
         assert_eq!(r.on_segment(SimTime(0), 1, 100, false, false, false), AckNeed::Now);
         assert_eq!(r.dup_segments, 1);
         // Out of order: a second copy of held data is a duplicate, new data beside it is not.
@@ -476,14 +517,14 @@ mod tests {
     fn dctcp_echo_follows_ce_and_flushes_on_change() {
         let mut r = Receiver::new(1 << 20, Some(DA), EcnEcho::Dctcp);
         r.on_syn(0);
-        r.on_ack_sent();
+        r.on_ack_sent(0);
         assert_eq!(r.on_segment(SimTime(0), 1, 100, false, false, false), AckNeed::Delayed);
         // CE arrives while one segment is unacknowledged: the earlier segment is acknowledged
         // at once with the old (clear) ECE, and the CE segment starts a new delayed ACK.
         assert_eq!(r.on_segment(SimTime(0), 101, 100, false, true, false), AckNeed::Delayed);
         assert_eq!(r.take_flush(), Some((101, false)));
         assert!(r.ece());
-        r.on_ack_sent();
+        r.on_ack_sent(0);
         r.on_segment(SimTime(0), 201, 100, false, false, false);
         assert!(!r.ece());
     }

@@ -31,9 +31,10 @@ pub struct SentSegment {
     pub first_sent_at: SimTime,
     /// Times sent (1 = never retransmitted; saturates at 65 535).
     pub tx_count: u16,
-    /// Transmissions of it that were reported lost explicitly (CP: one PACK per cut copy;
-    /// saturates at 255).
-    pub explicit_losses: u8,
+    /// Transmissions of it not known lost: neither reported by an explicit notification (CP:
+    /// one PACK per cut copy) nor presumed lost by a retransmission timeout. Copies in flight
+    /// at once are few; saturates at 255.
+    pub unreported: u8,
     pub sacked: bool,
     /// Presumed lost (by dupACKs/SACK, the timer, or an explicit notification).
     pub lost: bool,
@@ -66,7 +67,7 @@ struct Entry {
     first_sent_at: SimTime,
     end_low: u32,
     tx_count: u16,
-    explicit_losses: u8,
+    unreported: u8,
     flags: u8,
 }
 
@@ -217,7 +218,7 @@ impl Scoreboard {
             end: self.end_of(idx),
             first_sent_at: e.first_sent_at,
             tx_count: e.tx_count,
-            explicit_losses: e.explicit_losses,
+            unreported: e.unreported,
             sacked: e.has(Entry::SACKED),
             lost: e.has(Entry::LOST),
             retransmitted: e.has(Entry::RETRANSMITTED),
@@ -232,7 +233,8 @@ impl Scoreboard {
         }
         debug_assert!(self.segs.back().is_none_or(|e| e.end(self.una) == start));
         assert!(end - self.una < 1 << 32, "the board spans less than 2^32 sequence numbers");
-        let mut e = Entry { first_sent_at: now, end_low: end as u32, tx_count: 1, ..Entry::default() };
+        let mut e =
+            Entry { first_sent_at: now, end_low: end as u32, tx_count: 1, unreported: 1, ..Entry::default() };
         e.set(Entry::FIN, fin);
         self.pipe += e.pipe_share(end - start);
         self.segs.push_back(e);
@@ -488,8 +490,8 @@ impl Scoreboard {
     pub fn mark_lost_explicitly(&mut self, seq: u64) -> bool {
         let Some((i, len)) = self.unsacked_holding(seq) else { return false };
         let s = &mut self.segs[i];
-        s.explicit_losses = s.explicit_losses.saturating_add(1);
-        if (s.explicit_losses as u16) < s.tx_count || (s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED)) {
+        s.unreported = s.unreported.saturating_sub(1);
+        if s.unreported > 0 || (s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED)) {
             return false;
         }
         self.presume_lost(i, len);
@@ -507,6 +509,7 @@ impl Scoreboard {
             if !s.has(Entry::SACKED) {
                 s.set(Entry::LOST, true);
                 s.set(Entry::RETRANSMITTED, false);
+                s.unreported = 0; // every copy presumed lost
             }
         }
         self.pipe = 0;
@@ -534,6 +537,7 @@ impl Scoreboard {
         debug_assert!(s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED));
         s.set(Entry::RETRANSMITTED, true);
         s.tx_count = s.tx_count.saturating_add(1);
+        s.unreported = s.unreported.saturating_add(1);
         self.pipe += s.pipe_share(len);
         debug_assert!(self.retransmissions.back().is_none_or(|r| r.retx_high <= snd_nxt));
         self.retransmissions.push_back(Retransmission { end, tx_count: s.tx_count, retx_high: snd_nxt });
@@ -599,6 +603,33 @@ mod tests {
             b.push(1 + i * 100, 1 + (i + 1) * 100, SimTime(i), false);
         }
         b
+    }
+
+    #[test]
+    fn a_segment_is_resent_on_every_explicit_loss_of_its_only_copy_however_often() {
+        // CP: a retransmission cut again, hundreds of times over (a full queue at a large
+        // fan-in): each PACK names the one copy in flight, so each marks it for resending.
+        let mut b = board(3);
+        for round in 0..300 {
+            assert!(b.mark_lost_explicitly(101), "PACK {round}");
+            let i = b.next_to_retransmit().unwrap();
+            b.on_retransmit(i, 301);
+        }
+        assert_eq!(b.get(1).tx_count, 301);
+        // Two copies in flight: the first PACK leaves the other unaccounted for.
+        b.mark_lost_at(101);
+        let i = b.next_to_retransmit().unwrap();
+        b.on_retransmit(i, 301);
+        assert!(!b.mark_lost_explicitly(101), "a copy may still arrive");
+        assert!(b.mark_lost_explicitly(101));
+        // After a timeout every copy is presumed lost: the next PACK acts.
+        b.mark_all_lost();
+        let i = b.next_to_retransmit().unwrap();
+        assert_eq!(i, 0);
+        for i in 0..3 {
+            b.on_retransmit(i, 301);
+        }
+        assert!(b.mark_lost_explicitly(101));
     }
 
     #[test]
@@ -828,6 +859,7 @@ mod tests {
                             let s = &mut naive.segs[i];
                             s.retransmitted = true;
                             s.tx_count += 1;
+                            s.unreported = s.unreported.saturating_add(1);
                             naive.retx_high.insert(s.end, snd_nxt);
                         }
                     }
@@ -839,7 +871,7 @@ mod tests {
                     _ if len < 20 => {
                         b.mark_all_lost();
                         for s in naive.segs.iter_mut().filter(|s| !s.sacked) {
-                            (s.lost, s.retransmitted) = (true, false);
+                            (s.lost, s.retransmitted, s.unreported) = (true, false, 0);
                         }
                     }
                     _ => {}

@@ -142,6 +142,10 @@ pub struct TcpStats {
     pub packs_received: u64,
     /// Retransmissions found lost again from SACK information.
     pub lost_retransmissions: u64,
+    /// Segments retransmitted at least once, and the time from each one's first transmission
+    /// to its first retransmission summed: how long losses took to detect.
+    pub first_retransmissions: u64,
+    pub loss_detection: SimTime,
 }
 
 /// A TCP endpoint. Fields are in the order of how often they are read (`repr(C)` keeps it):
@@ -640,11 +644,27 @@ impl TcpSocket {
         if self.may_send_data() {
             self.send_data(now, emit);
         }
-        if self.rcv.ack_due(now) {
-            emit.emit(Ecn::NotEct, false, |seg| *seg = self.pure_ack(now));
-            self.rcv.on_ack_sent();
+        while self.rcv.ack_due(now) {
+            let mut packs = 0;
+            emit.emit(Ecn::NotEct, false, |seg| {
+                *seg = self.pure_ack(now);
+                packs = self.packs_in(seg);
+            });
+            self.rcv.on_ack_sent(packs);
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
+            if packs == 0 {
+                break; // no PACK left to send, or no room for one
+            }
+        }
+    }
+
+    /// How many of the PACKs owed `seg`'s SACK option carries (they come first in it).
+    #[inline]
+    fn packs_in(&self, seg: &TcpSegment) -> usize {
+        match self.rcv.packs_owed() {
+            0 => 0,
+            owed => owed.min(seg.sack.len()),
         }
     }
 
@@ -681,6 +701,10 @@ impl TcpSocket {
                     self.retransmit_now = false;
                     self.sb.on_retransmit(i, self.snd_nxt);
                     self.stats.retransmissions += 1;
+                    if s.tx_count == 1 {
+                        self.stats.first_retransmissions += 1;
+                        self.stats.loss_detection += now.saturating_sub(s.first_sent_at);
+                    }
                     self.emit_data(now, s.start, s.end, s.fin, true, emit);
                     continue;
                 }
@@ -776,13 +800,15 @@ impl TcpSocket {
         let ecn = if self.ecn_ok && !retx { Ecn::Ect0 } else { Ecn::NotEct };
         let pacing = self.pacing_rate();
         let mut header_len = 0;
+        let mut packs = 0;
         emit.emit(ecn, retx, |seg| {
             *seg = self.segment(now, start, flags, payload);
             if pacing.is_some() {
                 header_len = seg.header_len();
             }
+            packs = self.packs_in(seg);
         });
-        self.rcv.on_ack_sent();
+        self.rcv.on_ack_sent(packs);
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
         self.tx_budget = self.tx_budget.saturating_sub(1);
@@ -835,7 +861,7 @@ impl TcpSocket {
         self.syn_sent_at = Some(now);
         self.rto_at = Some(now + self.syn_rto);
         if server {
-            self.rcv.on_ack_sent();
+            self.rcv.on_ack_sent(0);
         }
         self.stats.segments_sent += 1;
         emit.emit(Ecn::NotEct, self.syn_retransmitted, |s| *s = seg);
@@ -898,7 +924,10 @@ impl TcpSocket {
         // duplicates across the two kinds changes nothing. (Returning one of two lists instead
         // copied one, reading the length byte just written as a word: a stalled store forward
         // on every ACK.)
-        let mut list = self.rcv.packs();
+        let mut list = match self.rcv.packs_owed() {
+            0 => SackList::new(),
+            _ => self.rcv.packs(seg.sack_room()),
+        };
         if self.sack_ok && self.rcv.has_ooo() {
             self.rcv.push_sack_blocks(&mut list, seg.sack_room());
         }
@@ -2062,6 +2091,12 @@ mod tests {
         assert_eq!((retx[0].out.seg.seq, retx[0].at), (seq, SimTime::from_ms(44)));
         assert_eq!(h.a.stats().packs_received, 1);
         assert_eq!(h.a.stats().timeouts, 0);
+        // Detected 24 ms after the sender first sent it (at 20 ms, with the whole initial
+        // window: the link spaces them): the loss-detection time the results report.
+        assert_eq!(
+            (h.a.stats().first_retransmissions, h.a.stats().loss_detection),
+            (1, SimTime::from_ms(24))
+        );
         assert!(h.a.all_acked());
     }
 
@@ -2089,6 +2124,7 @@ mod tests {
         // Not on the PACK (44 ms) but on the third duplicate ACK: the PACK's ACK is itself the
         // first duplicate, segments 4 and 5's the next two (46 ms).
         assert_eq!(retx[0].at, SimTime::from_ms(46));
+        assert_eq!(h.a.stats().loss_detection, SimTime::from_ms(26), "two segments later");
         assert!(h.a.all_acked());
     }
 

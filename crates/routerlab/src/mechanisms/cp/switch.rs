@@ -12,14 +12,21 @@
 //! stay drops (they are congestion signals, not overflow). A packet with no payload to cut (a
 //! SYN, a pure ACK, a bare FIN) that the data queue has no room for is already header-only: it
 //! takes the header buffer as it is, unmarked — so that CP's promise of no silent loss covers
-//! connection setup too. Header-only packets are small (40
-//! bytes of IPv4 and TCP headers here, ≈ 66 on an Ethernet wire with timestamps), so a buffer
+//! connection setup too. A cut packet is small ([`CpParams::cut_bytes`]: 52 bytes of IPv4,
+//! TCP and timestamp option by default, the slides' 66 less Ethernet's header), so a buffer
 //! below one packet holds while the input rate stays under ≈ 13.1 × the output rate (the
 //! slides: 864-byte average packets / 66-byte headers); beyond that headers are dropped too.
 //! Cuts and header drops are counted apart (`drops[PayloadCut]`, `drops[HeaderOverflow]`); a
 //! header drop means the condition was exceeded at that moment. The condition itself is
 //! metered too ([`OverloadMeter`]): the time during which the bytes arriving at the port
 //! exceeded 13.1 × what the output link can send, measured over fixed windows.
+//!
+//! Headers are served with strict priority, as the slides draw it, so when they arrive faster
+//! than the link sends (hundreds of senders cut at once) they starve the data queue: the data
+//! waits while the link carries nothing but headers, and its senders time out with nothing
+//! lost. This is not hidden: the queue counts the transmission time of every header sent while
+//! data was waiting (`data_starved_us` in the results' `stages` table, with `headers_sent` and
+//! `header_bytes_sent`).
 
 use std::collections::VecDeque;
 
@@ -30,9 +37,15 @@ use crate::units::{Rate, SimTime};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CpParams {
-    /// Header buffer, bytes. The slides: "Extra Buffer: < 1 packet size"; 1452 = 22 headers of
-    /// 66 bytes, the most below one 1500-byte packet.
+    /// Header buffer, bytes (IP lengths, as every queue here counts them). The slides: "Extra
+    /// Buffer: < 1 packet size"; 1452 B, below one 1500-byte packet, holds 27 cut packets of
+    /// the default 52 B (22 if each were counted with its 14-byte Ethernet header, 66 B).
     pub header_buffer_bytes: u64,
+    /// IP length of a cut packet, at least its own headers (a segment whose TCP options make
+    /// them longer keeps them). The slides: "Header: 66B", an Ethernet frame of a TCP segment
+    /// with timestamps: less Ethernet's 14-byte header, 52 B of IPv4 (20), TCP (20) and the
+    /// timestamp option (12), whether or not the endpoints negotiated timestamps.
+    pub cut_bytes: u16,
     /// Input/output rate ratio up to which a sub-packet header buffer suffices: the slides'
     /// 13.1 (864-byte average packets / 66-byte headers). Only the overload report uses it.
     pub overload_ratio: f64,
@@ -44,7 +57,12 @@ pub struct CpParams {
 
 impl Default for CpParams {
     fn default() -> CpParams {
-        CpParams { header_buffer_bytes: 1452, overload_ratio: 13.1, overload_window: SimTime::from_us(100) }
+        CpParams {
+            header_buffer_bytes: 1452,
+            cut_bytes: 52,
+            overload_ratio: 13.1,
+            overload_window: SimTime::from_us(100),
+        }
     }
 }
 
@@ -104,6 +122,10 @@ pub struct CpQueue {
     headers_enqueued: u64,
     headers_dequeued: u64,
     overload: OverloadMeter,
+    output: Rate,
+    header_bytes_sent: u64,
+    /// Transmission time of the headers sent while the data queue was not empty.
+    data_starved: SimTime,
     /// Most bytes the header buffer held.
     pub header_high_water_bytes: u64,
     /// Most packets and bytes held in all (data queue and header buffer).
@@ -121,6 +143,9 @@ impl CpQueue {
     pub fn new(data: AnyQdisc, params: CpParams, output: Rate) -> CpQueue {
         CpQueue {
             overload: OverloadMeter::new(&params, output),
+            output,
+            header_bytes_sent: 0,
+            data_starved: SimTime::ZERO,
             data,
             params,
             headers: VecDeque::with_capacity(32),
@@ -151,6 +176,10 @@ impl CpQueue {
     pub fn overloaded(&self) -> SimTime {
         self.overload.overloaded()
     }
+    /// Transmission time of the headers sent while data was waiting behind them.
+    pub fn data_starved(&self) -> SimTime {
+        self.data_starved
+    }
 
     /// Queue a header-only packet, if the header buffer has room.
     fn admit_header(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> bool {
@@ -176,7 +205,7 @@ impl CpQueue {
         let has_payload = p.tcp.payload_len > 0;
         if has_payload {
             p.tcp.cut = true;
-            p.ip.total_len = (IPV4_HEADER_BYTES + p.tcp.header_len()) as u16;
+            p.ip.total_len = ((IPV4_HEADER_BYTES + p.tcp.header_len()) as u16).max(self.params.cut_bytes);
         }
         let queued = self.admit_header(now, pkt, pool);
         if queued && has_payload {
@@ -250,8 +279,13 @@ impl Qdisc for CpQueue {
     ) -> Option<PacketId> {
         match self.headers.pop_front() {
             Some(h) => {
-                self.header_bytes -= pool.get(h).ip_len() as u64;
+                let len = pool.get(h).ip_len() as u64;
+                self.header_bytes -= len;
                 self.headers_dequeued += 1;
+                self.header_bytes_sent += len;
+                if self.data.len_packets() > 0 {
+                    self.data_starved += self.output.tx_time(len);
+                }
                 Some(h)
             }
             None => self.data.dequeue(now, pool, drops),
@@ -279,6 +313,14 @@ impl Qdisc for CpQueue {
     }
     fn room_packets(&self) -> Option<usize> {
         self.data.room_packets()
+    }
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("headers_sent", self.headers_dequeued),
+            ("header_bytes_sent", self.header_bytes_sent),
+            ("data_starved_us", self.data_starved.0 / 1_000_000),
+            ("header_high_water_bytes", self.header_high_water_bytes),
+        ]
     }
     fn capacity_packets(&self) -> Option<usize> {
         self.data.capacity_packets()
@@ -345,14 +387,14 @@ mod tests {
         assert_eq!(q.enqueue(SimTime(1), c, &mut pool, &mut drops), Verdict::Cut(c, DropCause::PayloadCut));
         let cut = pool.get(c);
         assert!(cut.tcp.cut);
-        assert_eq!(cut.ip_len(), 40, "IPv4 + TCP headers only");
+        assert_eq!(cut.ip_len(), 52, "the slides' 66-byte header less Ethernet's 14");
         // Every header field but the length (and the cut mark) is kept, and the range it names.
         assert_eq!(
             (cut.tcp.seq, cut.tcp.payload_len, cut.ip.src, cut.ip.dst),
             (2921, 1460, before.ip.src, before.ip.dst)
         );
         assert_eq!(TcpSegment { cut: false, ..cut.tcp }, before.tcp);
-        assert_eq!((q.len_packets(), q.len_bytes()), (3, 2 * 1500 + 40));
+        assert_eq!((q.len_packets(), q.len_bytes()), (3, 2 * 1500 + 52));
         // The header leaves first, then the data in order.
         let order: Vec<_> = std::iter::from_fn(|| q.dequeue(SimTime(2), &mut pool, &mut drops)).collect();
         assert_eq!(order, vec![c, a, b]);
@@ -366,7 +408,7 @@ mod tests {
     #[test]
     fn a_full_header_buffer_drops_the_header_and_counts_it_apart() {
         let (mut pool, mut drops) = (PacketPool::new(), Vec::new());
-        let mut q = cp_droptail(1, 80); // room for two 40-byte headers
+        let mut q = cp_droptail(1, 104); // room for two 52-byte headers
         let first = data_packet(&mut pool, 1, 1460);
         q.enqueue(SimTime(0), first, &mut pool, &mut drops);
         let mut verdicts = Vec::new();
@@ -381,7 +423,7 @@ mod tests {
         let s = q.stats();
         assert_eq!(s.drops[DropCause::HeaderOverflow as usize], 1);
         assert_eq!(s.total_drops(), 1, "the header drop is a loss; the cuts are not");
-        assert_eq!(q.header_high_water_bytes, 80);
+        assert_eq!(q.header_high_water_bytes, 104);
     }
 
     #[test]
@@ -404,7 +446,7 @@ mod tests {
         let upstream = data_packet(&mut pool, 2921, 1460);
         let p = pool.get_mut(upstream);
         p.tcp.cut = true;
-        p.ip.total_len = 40;
+        p.ip.total_len = 52;
         assert_eq!(q.enqueue(SimTime(0), upstream, &mut pool, &mut drops), Verdict::Enqueued);
         assert_eq!(q.cuts(), 0, "already cut upstream");
         assert_eq!(q.dequeue(SimTime(1), &mut pool, &mut drops), Some(upstream));
@@ -434,5 +476,34 @@ mod tests {
         assert_eq!(pool.get(pkts[1]).ip.ecn(), Ecn::Ce, "at K");
         let s = q.stats();
         assert_eq!((s.ecn_marks, s.drops[DropCause::PayloadCut as usize]), (1, 1));
+    }
+
+    #[test]
+    fn headers_sent_while_data_waits_are_counted_as_starvation() {
+        let (mut pool, mut drops) = (PacketPool::new(), Vec::new());
+        let mut q = cp_droptail(2, 1452);
+        for i in 0..2 {
+            let p = data_packet(&mut pool, 1 + i * 1460, 1460);
+            q.enqueue(SimTime(0), p, &mut pool, &mut drops);
+        }
+        // Five cut upstream: headers ahead of the two waiting data packets.
+        for i in 0..5 {
+            let h = data_packet(&mut pool, 10_000 + i * 1460, 1460);
+            let p = pool.get_mut(h);
+            p.tcp.cut = true;
+            p.ip.total_len = 52;
+            q.enqueue(SimTime(0), h, &mut pool, &mut drops);
+        }
+        while q.dequeue(SimTime(0), &mut pool, &mut drops).is_some() {}
+        let header_time = Rate::from_gbps(1).tx_time(52);
+        assert_eq!(q.data_starved(), SimTime(5 * header_time.0));
+        // A header with no data behind it starves nothing.
+        let h = data_packet(&mut pool, 1, 0);
+        let mut q = cp_droptail(0, 1452);
+        q.enqueue(SimTime(0), h, &mut pool, &mut drops);
+        q.dequeue(SimTime(0), &mut pool, &mut drops);
+        assert_eq!(q.data_starved(), SimTime::ZERO);
+        let c: std::collections::HashMap<_, _> = q.counters().into_iter().collect();
+        assert_eq!((c["headers_sent"], c["header_bytes_sent"]), (1, 40));
     }
 }

@@ -4,22 +4,31 @@
 //! - **PLTS-RND** ([`random`]): a uniformly random next hop, from the switch's own random
 //!   stream. The paper drops it after Fig. 3a: "skews in short sequences of random numbers"
 //!   vary path latencies and cause reordering.
-//! - **PLTS-CNT** ([`least_queue`]): the next hop whose egress queue holds the fewest bytes
-//!   at that moment ("the smallest queue-size path at the router"). The paper does not say
-//!   whether the packet being serialized counts: we count the queue discipline's backlog only
-//!   (the bytes waiting), and break ties by port order (the first such port), so that the
-//!   choice is deterministic.
-//! - **PLTS-RR** ([`RoundRobin`]): round robin over the next hops. "The round robin policy is
-//!   used for all the flows at all the routers": we read that as one counter per switch,
-//!   shared by every flow and destination ([`RrScope::Switch`], the default); one counter per
-//!   flow and direction is the option ([`RrScope::Flow`]).
+//! - **PLTS-CNT** ([`least_queue`]): the next hop whose egress port holds the fewest bytes at
+//!   that moment ("the smallest queue-size path at the router"). The paper does not say
+//!   whether the packet being serialized counts, nor how ties are broken. By default
+//!   ([`CntReading::Occupancy`]) we count the port's whole occupancy — the bytes waiting plus
+//!   what is left of the packet in service — and break ties at random from the switch's own
+//!   stream: an idle port and one that has just started a packet are then told apart, and a
+//!   lone flow spreads over equal idle ports. [`CntReading::WaitingFirstPort`] counts only the
+//!   bytes waiting and gives ties to the first port: at low load almost every packet then takes
+//!   the first port (each leaves the queue at once, so the queues all read 0) until a queue
+//!   forms there.
+//! - **PLTS-RR** ([`RoundRobin`]): round robin over the next hops. The paper says only that
+//!   "the round robin policy is used for all the flows at all the routers" and that it
+//!   "ensures that all the paths between source and destinations are utilized"; which packets
+//!   share a counter is ours to choose ([`RrScope`]): one per switch for every packet, one per
+//!   switch for data with pure ACKs apart, one per destination host (how routers implement
+//!   per-packet load sharing: a pointer per route entry), or one per flow and direction.
 //!
-//! None allocates per packet: the per-flow counters grow once per new flow.
+//! None allocates per packet: the per-flow and per-destination counters grow once per new
+//! flow or destination.
 
 use crate::ids::PortId;
 use crate::net::packet::Packet;
 use crate::net::port::Port;
 use crate::rng::SimRng;
+use crate::units::SimTime;
 
 /// PLTS-RND: a uniformly random one of `hops`.
 #[inline]
@@ -27,16 +36,43 @@ pub fn random(hops: &[PortId], rng: &mut SimRng) -> PortId {
     hops[rng.below(hops.len() as u64) as usize]
 }
 
-/// PLTS-CNT: the one of `hops` with the fewest bytes queued; ties go to the first.
+/// What PLTS-CNT counts as a port's queue, and how it breaks ties.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CntReading {
+    /// Bytes waiting plus the rest of the packet in service; ties at random.
+    #[default]
+    Occupancy,
+    /// Bytes waiting only; ties to the first port in order.
+    WaitingFirstPort,
+}
+
+/// PLTS-CNT: the one of `hops` with the fewest bytes, as `reading` counts them; `rng` (the
+/// switch's stream) breaks ties under [`CntReading::Occupancy`].
 #[inline]
-pub fn least_queue(hops: &[PortId], ports: &[Port]) -> PortId {
+pub fn least_queue(
+    hops: &[PortId],
+    ports: &[Port],
+    now: SimTime,
+    reading: CntReading,
+    rng: &mut SimRng,
+) -> PortId {
+    let bytes = |h: PortId| match reading {
+        CntReading::Occupancy => ports[h.idx()].occupancy_bytes(now),
+        CntReading::WaitingFirstPort => ports[h.idx()].queue_bytes(),
+    };
     let mut best = hops[0];
-    let mut best_bytes = ports[best.idx()].queue_bytes();
+    let mut best_bytes = bytes(best);
+    let mut ties = 1u64;
     for &h in &hops[1..] {
-        let b = ports[h.idx()].queue_bytes();
+        let b = bytes(h);
         if b < best_bytes {
-            best = h;
-            best_bytes = b;
+            (best, best_bytes, ties) = (h, b, 1);
+        } else if b == best_bytes && reading == CntReading::Occupancy {
+            // Reservoir choice: each of the k tied ports ends up chosen with probability 1/k.
+            ties += 1;
+            if rng.below(ties) == 0 {
+                best = h;
+            }
         }
     }
     best
@@ -45,20 +81,26 @@ pub fn least_queue(hops: &[PortId], ports: &[Port]) -> PortId {
 /// Which packets share a round-robin counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum RrScope {
-    /// One counter per switch, for every flow (our reading of the paper).
+    /// One counter per switch, advanced by every packet, data and ACKs alike.
     #[default]
     Switch,
+    /// One counter per switch for packets carrying data, another for pure ACKs.
+    SwitchData,
+    /// One counter per destination host at each switch.
+    Destination,
     /// One counter per flow and direction at each switch.
     Flow,
 }
 
-/// PLTS-RR: the next hop after the one chosen last, among `hops`, counting per switch or
-/// per flow as `scope` says.
+/// PLTS-RR: the next hop after the one chosen last, among `hops`, with a counter shared as
+/// `scope` says.
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobin {
     next: u32,
-    /// Per-flow counters, by `2 × connection + direction`.
-    per_flow: Vec<u32>,
+    /// Pure ACKs' counter under [`RrScope::SwitchData`].
+    next_ack: u32,
+    /// Per-flow counters by `2 × connection + direction`, or per-destination by host.
+    keyed: Vec<u32>,
 }
 
 impl RoundRobin {
@@ -66,19 +108,34 @@ impl RoundRobin {
     pub fn choose(&mut self, scope: RrScope, hops: &[PortId], pkt: &Packet) -> PortId {
         let counter = match scope {
             RrScope::Switch => &mut self.next,
+            RrScope::SwitchData if carries_data(pkt) => &mut self.next,
+            RrScope::SwitchData => &mut self.next_ack,
+            // The two directions of a connection have their addresses swapped.
             RrScope::Flow => {
-                // The two directions of a connection have their addresses swapped.
-                let k = 2 * pkt.meta.conn.idx() + (pkt.ip.src.0 < pkt.ip.dst.0) as usize;
-                if k >= self.per_flow.len() {
-                    self.per_flow.resize(k + 1, 0);
-                }
-                &mut self.per_flow[k]
+                keyed(&mut self.keyed, 2 * pkt.meta.conn.idx() + (pkt.ip.src.0 < pkt.ip.dst.0) as usize)
             }
+            RrScope::Destination => keyed(&mut self.keyed, pkt.ip.dst.idx()),
         };
         let i = *counter as usize % hops.len();
         *counter = counter.wrapping_add(1);
         hops[i]
     }
+}
+
+/// The counter at `k`, grown on first use.
+#[inline]
+fn keyed(counters: &mut Vec<u32>, k: usize) -> &mut u32 {
+    if k >= counters.len() {
+        counters.resize(k + 1, 0);
+    }
+    &mut counters[k]
+}
+
+/// A TCP segment with payload, or a fragment of one (only the leading fragment has the TCP
+/// header; the others are data by construction).
+#[inline]
+fn carries_data(pkt: &Packet) -> bool {
+    !pkt.has_l4_header() || pkt.tcp.payload_len > 0
 }
 
 #[cfg(test)]
@@ -131,12 +188,13 @@ mod tests {
         assert!(n.iter().all(|&c| (9_500..10_500).contains(&c)), "{n:?}");
     }
 
-    #[test]
-    fn least_queue_picks_the_shortest_backlog_and_breaks_ties_by_port_order() {
+    /// A switch with three 1 Mbps links; its egress ports are 0, 2 and 4 (each link adds two).
+    /// Each port is handed `n` packets of 1000 bytes at time 0: one goes on the wire (8 ms at
+    /// 1 Mbps), the rest wait.
+    fn three_ports(loads: [usize; 3]) -> crate::net::Network {
         use crate::net::{DirSpec, Network, NodeKind, TopologySpec};
         use crate::qdisc::DropTailParams;
         use crate::units::Size;
-        // A switch with three links: its egress ports are 0, 2 and 4 (each link adds two).
         let mut t = TopologySpec::default();
         let s = t.add_node("s", NodeKind::Switch);
         let queue = QueueSpec::DropTail(DropTailParams { limit: Size::Packets(100), ecn_threshold: None });
@@ -146,17 +204,14 @@ mod tests {
             t.add_duplex(s, h, &d);
         }
         let mut net = Network::build(&t, 1);
-        let out = [PortId(0), PortId(2), PortId(4)];
-        assert_eq!(least_queue(&out, &net.ports), PortId(0), "all empty: the first");
         let mut pool = crate::net::packet::PacketPool::new();
         let mut events = crate::engine::EventQueue::new();
-        // Port 0: one packet serializing, two queued; ports 2 and 4: one serializing, one queued.
-        for (port, n) in [(0usize, 3), (2, 2), (4, 2)] {
+        for (i, n) in loads.into_iter().enumerate() {
             for _ in 0..n {
                 let mut p = Packet::default();
                 p.ip.total_len = 1000;
                 let id = pool.alloc(p);
-                net.ports[port].enqueue(
+                net.ports[2 * i].enqueue(
                     SimTime::ZERO,
                     id,
                     &mut pool,
@@ -166,7 +221,70 @@ mod tests {
                 );
             }
         }
-        assert_eq!(least_queue(&out, &net.ports), PortId(2), "tie between 2 and 4: the first");
-        assert_eq!(least_queue(&[PortId(4), PortId(0)], &net.ports), PortId(4));
+        net
+    }
+
+    const OUT: [PortId; 3] = [PortId(0), PortId(2), PortId(4)];
+
+    #[test]
+    fn least_queue_counts_the_packet_in_service() {
+        // Port 0 is serializing one packet, ports 2 and 4 are idle: nothing waits anywhere.
+        let net = three_ports([1, 0, 0]);
+        let mut rng = SimRng::new(1, StreamId::Forwarding(0));
+        for _ in 0..50 {
+            let p = least_queue(&OUT, &net.ports, SimTime::from_ms(1), CntReading::Occupancy, &mut rng);
+            assert_ne!(p, PortId(0), "the busy port is never the least occupied");
+        }
+        // What is left of it shrinks as it is sent: 7/8 of 1000 bytes after 1 ms.
+        assert_eq!(net.ports[0].occupancy_bytes(SimTime::from_ms(1)), 875);
+        assert_eq!(net.ports[0].occupancy_bytes(SimTime::from_ms(8)), 0);
+        // Counting only bytes waiting, all three read 0 and the first port wins.
+        let p = least_queue(&OUT, &net.ports, SimTime::from_ms(1), CntReading::WaitingFirstPort, &mut rng);
+        assert_eq!(p, PortId(0));
+    }
+
+    #[test]
+    fn least_queue_picks_the_least_occupied_and_spreads_ties() {
+        // Port 0: one serializing, two waiting; ports 2 and 4: one serializing, one waiting.
+        let net = three_ports([3, 2, 2]);
+        let mut rng = SimRng::new(1, StreamId::Forwarding(0));
+        let mut n = [0u32; 3];
+        for _ in 0..3000 {
+            let p = least_queue(&OUT, &net.ports, SimTime::ZERO, CntReading::Occupancy, &mut rng);
+            n[p.idx() / 2] += 1;
+        }
+        assert_eq!(n[0], 0, "{n:?}");
+        assert!(n[1].abs_diff(n[2]) < 200, "ties between 2 and 4 split evenly: {n:?}");
+        // Under the first-port reading the tie goes to port 2, in the order given.
+        let first = |hops: &[PortId], rng: &mut SimRng| {
+            least_queue(hops, &net.ports, SimTime::ZERO, CntReading::WaitingFirstPort, rng)
+        };
+        assert_eq!(first(&OUT, &mut rng), PortId(2));
+        assert_eq!(first(&[PortId(4), PortId(0), PortId(2)], &mut rng), PortId(4));
+    }
+
+    #[test]
+    fn round_robin_data_only_keeps_acks_off_the_data_counter() {
+        let mut rr = RoundRobin::default();
+        let mut data = pkt(0, 0, 1);
+        data.tcp.payload_len = 1000;
+        let ack = pkt(1, 1, 0);
+        let picks: Vec<u32> = [&data, &ack, &data, &ack, &data, &data]
+            .iter()
+            .map(|p| rr.choose(RrScope::SwitchData, &hops(), p).0)
+            .collect();
+        // Data: 0, 1, 2, 0; ACKs: 0, 1. With one shared counter the data would take 0, 2, 1, 2.
+        assert_eq!(picks, [0, 0, 1, 1, 2, 0]);
+    }
+
+    #[test]
+    fn round_robin_per_destination_keeps_a_counter_per_host() {
+        let mut rr = RoundRobin::default();
+        let picks: Vec<u32> = [pkt(0, 0, 1), pkt(1, 2, 1), pkt(2, 0, 3), pkt(0, 0, 1)]
+            .iter()
+            .map(|p| rr.choose(RrScope::Destination, &hops(), p).0)
+            .collect();
+        // Host 1: 0, 1, 2 across two flows; host 3 starts its own at 0.
+        assert_eq!(picks, [0, 1, 0, 2]);
     }
 }
