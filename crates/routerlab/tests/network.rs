@@ -194,24 +194,29 @@ off = { dist = "exponential", mean = "100ms" }
     }
 }
 
+/// An incast through a 1 Gbps star of `senders` hosts (100-packet port), run for 2 s; `rest`
+/// is the scenario's remaining sections.
+fn star_incast(senders: u32, rest: &str) -> (Simulation, Results) {
+    run(&format!(
+        "[run]\nduration = \"2s\"\n[topology]\nkind = \"star\"\nsenders = {senders}\n\
+         access = {{ rate = \"1Gbps\", delay = \"25us\" }}\n\
+         bottleneck = {{ rate = \"1Gbps\", delay = \"25us\", queue = {{ kind = \"droptail\", limit = \"100pkts\" }} }}\n{rest}"
+    ))
+}
+
 #[test]
 fn incast_rounds_are_synchronized_and_connections_open_first() {
-    let (sim, r) = run(r#"
-[run]
-duration = "2s"
-[topology]
-kind = "star"
-senders = 8
-access = { rate = "1Gbps", delay = "25us" }
-bottleneck = { rate = "1Gbps", delay = "25us", queue = { kind = "droptail", limit = "100pkts" } }
-[transport]
+    let (sim, r) = star_incast(
+        8,
+        r#"[transport]
 min_rto = "10ms"
 [[workload]]
 kind = "incast"
 block = "64KB"
 rounds = 5
 start = "10ms"
-"#);
+"#,
+    );
     assert_eq!(r.flows.len(), 8, "persistent connections");
     assert!(r.flows.iter().all(|f| f.start_s == 0.0));
     let done = sim.generators().next().map(|g| match g {
@@ -238,21 +243,16 @@ start = "10ms"
 
 #[test]
 fn incast_connections_are_dealt_to_the_senders_in_turn() {
-    let (_, r) = run(r#"
-[run]
-duration = "2s"
-[topology]
-kind = "star"
-senders = 3
-access = { rate = "1Gbps", delay = "25us" }
-bottleneck = { rate = "1Gbps", delay = "25us", queue = { kind = "droptail", limit = "100pkts" } }
-[[workload]]
+    let (_, r) = star_incast(
+        3,
+        r#"[[workload]]
 kind = "incast"
 block = "20KB"
 connections = 7
 rounds = 3
 start = "10ms"
-"#);
+"#,
+    );
     assert_eq!(r.flows.len(), 7);
     let from = |h: &str| r.flows.iter().filter(|f| f.src == h).count();
     assert_eq!((from("s0"), from("s1"), from("s2")), (3, 2, 2));
@@ -526,20 +526,15 @@ size = "10KB"
 
 #[test]
 fn incast_with_the_burst_opens_a_connection_per_block() {
-    let (_, r) = run(r#"
-[run]
-duration = "2s"
-[topology]
-kind = "star"
-senders = 8
-access = { rate = "1Gbps", delay = "25us" }
-bottleneck = { rate = "1Gbps", delay = "25us", queue = { kind = "droptail", limit = "100pkts" } }
-[[workload]]
+    let (_, r) = star_incast(
+        8,
+        r#"[[workload]]
 kind = "incast"
 block = "32KB"
 rounds = 3
 connect = "burst"
-"#);
+"#,
+    );
     assert_eq!(r.flows.len(), 24, "8 senders × 3 rounds, a connection each");
     assert!(r.flows.iter().all(|f| f.fct_s.is_some() && f.size_bytes == Some(32_000)));
     for round in 1..3u32 {

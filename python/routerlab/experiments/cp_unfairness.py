@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from . import Analysis, Run
 from .plots import figure
+from .sp_common import stage_counters
 from .stats import add_row, mean_ci
 
 
@@ -29,6 +30,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             "timeouts_per_flow": fmean(t for _, _, t in rows),
             "starved_share": fmean(g < starved * fair for _, g, _ in rows),
             "jain": r.summary["jain_index"],
+            "data_starved_ms": stage_counters(r, "cp").get("data_starved_us", 0) / 1e3,
         }
         if r.params["case"].startswith("outcast"):
             for grp in ("few", "many"):
@@ -54,10 +56,10 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     def over_phases(scheme, metric):
         return [fmean(per[c, scheme][s][metric] for c in phases) for s in seeds]
 
-    def ratio(case, metric):
+    def ratio(case, metric, scheme="cp"):
         return mean_ci(
             a / b if b else math.nan
-            for a, b in zip(at(case, "cp", metric), at(case, "tcp", metric), strict=True)
+            for a, b in zip(at(case, scheme, metric), at(case, "tcp", metric), strict=True)
         )
 
     table = defaultdict(list)
@@ -65,7 +67,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         for scheme in schemes:
             extra = {
                 k: mean_ci(at(case, scheme, k)).mean
-                for k in ("timeouts_per_flow", "starved_share", "jain")
+                for k in ("timeouts_per_flow", "starved_share", "jain", "data_starved_ms")
             }
             for k in ("goodput_few", "goodput_many", "timeouts_few", "timeouts_many"):
                 has = case in phases
@@ -81,6 +83,11 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         "high_loss_timeouts_ratio_cp_over_tcp": ratio("high-loss", "timeouts_per_flow"),
         "high_loss_starved_ratio_cp_over_tcp": ratio("high-loss", "starved_share"),
     }
+    if "cp-data-share" in schemes:
+        quantities["high_loss_goodput_ratio_cp_data_share_over_tcp"] = ratio(
+            "high-loss", "goodput_frac", "cp-data-share"
+        )
+        quantities["few_over_many_worst_cp_data_share"] = mean_ci(worst("cp-data-share"))
 
     def draw(ax):
         width = 0.2

@@ -436,6 +436,12 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 }
                 params.header_buffer_bytes = b.0;
             }
+            if let Some(d) = c.data_share {
+                if !(0.0..1.0).contains(&d) {
+                    p.at(format!("{path}.data_share"), format!("{d} is not a share in [0, 1)"));
+                }
+                params.data_share = d.clamp(0.0, 0.99);
+            }
             if let Some(r) = c.overload_ratio {
                 if !(r.is_finite() && r > 0.0) {
                     p.at(format!("{path}.overload_ratio"), format!("{r} is not a positive ratio"));

@@ -431,6 +431,10 @@ pub struct CpQueue {
     /// The IP length of a cut packet (at least its own headers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut_size: Option<ByteSize>,
+    /// The least share of the link data gets while headers and data both wait (0: headers
+    /// strictly first, as the slides).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_share: Option<f64>,
     /// Input/output rate ratio the overload report compares against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overload_ratio: Option<f64>,

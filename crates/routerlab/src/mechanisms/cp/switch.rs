@@ -21,12 +21,13 @@
 //! metered too ([`OverloadMeter`]): the time during which the bytes arriving at the port
 //! exceeded 13.1 × what the output link can send, measured over fixed windows.
 //!
-//! Headers are served with strict priority, as the slides draw it, so when they arrive faster
+//! Headers are served with strict priority by default, as the slides draw it, so when they arrive faster
 //! than the link sends (hundreds of senders cut at once) they starve the data queue: the data
 //! waits while the link carries nothing but headers, and its senders time out with nothing
 //! lost. This is not hidden: the queue counts the transmission time of every header sent while
 //! data was waiting (`data_starved_us` in the results' `stages` table, with `headers_sent` and
-//! `header_bytes_sent`).
+//! `header_bytes_sent`). [`CpParams::data_share`] (ours) guarantees data a share of the link
+//! while both wait.
 
 use std::collections::VecDeque;
 
@@ -49,6 +50,11 @@ pub struct CpParams {
     /// Input/output rate ratio up to which a sub-packet header buffer suffices: the slides'
     /// 13.1 (864-byte average packets / 66-byte headers). Only the overload report uses it.
     pub overload_ratio: f64,
+    /// The least share of the link's bytes data gets while headers and data both wait. The
+    /// slides serve headers strictly first (0, the default); above 0, headers and data share
+    /// the link as a weighted round robin in bytes, so that a flood of headers cannot starve
+    /// the data behind them (our option, beyond the slides).
+    pub data_share: f64,
     /// Window over which the input rate is compared with `overload_ratio` × the output rate.
     /// The slides give none; 100 µs (our choice) is about one datacenter RTT, long enough to
     /// read a burst's rate rather than single back-to-back packets.
@@ -60,6 +66,7 @@ impl Default for CpParams {
         CpParams {
             header_buffer_bytes: 1452,
             cut_bytes: 52,
+            data_share: 0.0,
             overload_ratio: 13.1,
             overload_window: SimTime::from_us(100),
         }
@@ -126,6 +133,9 @@ pub struct CpQueue {
     header_bytes_sent: u64,
     /// Transmission time of the headers sent while the data queue was not empty.
     data_starved: SimTime,
+    /// While both queues wait: header bytes sent × data_share − data bytes sent ×
+    /// (1 − data_share); data goes first while it is positive.
+    share_balance: f64,
     /// Most bytes the header buffer held.
     pub header_high_water_bytes: u64,
     /// Most packets and bytes held in all (data queue and header buffer).
@@ -146,6 +156,7 @@ impl CpQueue {
             output,
             header_bytes_sent: 0,
             data_starved: SimTime::ZERO,
+            share_balance: 0.0,
             data,
             params,
             headers: VecDeque::with_capacity(32),
@@ -277,14 +288,23 @@ impl Qdisc for CpQueue {
         pool: &mut PacketPool,
         drops: &mut Vec<(PacketId, DropCause)>,
     ) -> Option<PacketId> {
+        let contended = !self.headers.is_empty() && self.data.len_packets() > 0;
+        if contended && self.share_balance > 0.0 {
+            // Data's turn: headers have had more than their share while both waited.
+            if let Some(p) = self.data.dequeue(now, pool, drops) {
+                self.share_balance -= pool.get(p).ip_len() as f64 * (1.0 - self.params.data_share);
+                return Some(p);
+            }
+        }
         match self.headers.pop_front() {
             Some(h) => {
                 let len = pool.get(h).ip_len() as u64;
                 self.header_bytes -= len;
                 self.headers_dequeued += 1;
                 self.header_bytes_sent += len;
-                if self.data.len_packets() > 0 {
+                if contended {
                     self.data_starved += self.output.tx_time(len);
+                    self.share_balance += len as f64 * self.params.data_share;
                 }
                 Some(h)
             }
@@ -505,5 +525,40 @@ mod tests {
         assert_eq!(q.data_starved(), SimTime::ZERO);
         let c: std::collections::HashMap<_, _> = q.counters().into_iter().collect();
         assert_eq!((c["headers_sent"], c["header_bytes_sent"]), (1, 40));
+    }
+
+    #[test]
+    fn a_data_share_keeps_headers_from_starving_data() {
+        // Ten data packets waiting behind a hundred cut headers.
+        let run = |data_share: f64| {
+            let (mut pool, mut drops) = (PacketPool::new(), Vec::new());
+            let data = AnyQdisc::DropTail(DropTail::new(DropTailParams {
+                limit: Size::Packets(10),
+                ecn_threshold: None,
+            }));
+            let params = CpParams { header_buffer_bytes: 1 << 20, data_share, ..Default::default() };
+            let mut q = CpQueue::new(data, params, Rate::from_gbps(1));
+            for i in 0..10 {
+                let p = data_packet(&mut pool, 1 + i * 1460, 1460);
+                q.enqueue(SimTime(0), p, &mut pool, &mut drops);
+            }
+            for i in 0..100 {
+                let h = data_packet(&mut pool, 100_000 + i * 1460, 1460);
+                let p = pool.get_mut(h);
+                p.tcp.cut = true;
+                p.ip.total_len = 52;
+                q.enqueue(SimTime(0), h, &mut pool, &mut drops);
+            }
+            // Bytes of data among the first 20 packets sent.
+            let sent: Vec<_> = (0..20).filter_map(|_| q.dequeue(SimTime(0), &mut pool, &mut drops)).collect();
+            sent.iter().map(|&p| pool.get(p)).filter(|p| !p.tcp.cut).map(|p| p.ip_len() as u64).sum::<u64>()
+        };
+        assert_eq!(run(0.0), 0, "strict priority: every header first");
+        let with_half = run(0.5);
+        // Half the bytes: one 1500-byte data packet per 29 headers of 52 bytes.
+        assert!(with_half > 0 && with_half <= 1500, "{with_half}");
+        // 90 % of the bytes: about three headers per data packet, 5 of the 20 packets.
+        let with_most = run(0.9);
+        assert_eq!(with_most, 5 * 1500);
     }
 }
