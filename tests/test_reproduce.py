@@ -554,6 +554,20 @@ def test_plts_throughput_packet_spraying_reorders_more_than_ecmp(tmp_path: Path)
             rows["spray-rr", queue]["spurious_per_flow"] > rows["ecmp", queue]["spurious_per_flow"]
         )
 
+    def spurious(scheme):
+        return rows[scheme, "droptail"]["spurious_per_flow"]
+
+    # A round-robin counter that ACKs do not advance keeps each flow's cycle over the paths
+    # whole, and one per flow keeps it wholly: each reorders less than one shared by all.
+    assert spurious("spray-rr-flow") < spurious("spray-rr-data") < spurious("spray-rr")
+    # Counting the packet in service tells an idle port from a busy one: CNT spreads flows
+    # where counting only bytes waiting piles them onto the first port, and loads the core
+    # more evenly (more throughput).
+    assert (
+        rows["spray-cnt", "droptail"]["throughput_of_ideal"]
+        > rows["spray-cnt-waiting", "droptail"]["throughput_of_ideal"]
+    )
+
 
 def test_plts_balance_round_robin_evens_the_core_queues_more_than_ecmp(tmp_path: Path):
     quick_run("plts-balance", tmp_path)

@@ -15,8 +15,8 @@ import pyarrow as pa
 
 from . import Analysis, Run
 from .incast import incast_goodput
-from .ka_common import stage_counter
 from .plots import errorbar, figure
+from .stages import stage_counter
 from .stats import add_row, mean_ci
 
 JUDGED = "three-hosts"

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from . import Analysis, Run
 from .plots import figure
-from .sp_common import stage_counters
+from .stages import stage_counters
 from .stats import add_row, mean_ci
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import Run
+from .stages import stage_counter
 
 #: The segment size of every Kick-Ass experiment (1500-byte packets).
 SEGMENT_BYTES = 1460
@@ -150,22 +151,6 @@ def link_bps(run: Run, link: str) -> float:
         zip(links.column("link").to_pylist(), links.column("rate_bps").to_pylist(), strict=True)
     )
     return float(rates[link])
-
-
-def stage_counter(run: Run, at: str, name: str, stage: str = "ka-router") -> int:
-    """One counter of a router stage at one port (stages.parquet)."""
-    t = run.tables["stages"]
-    return sum(
-        v
-        for a, st, c, v in zip(
-            t.column("at").to_pylist(),
-            t.column("stage").to_pylist(),
-            t.column("counter").to_pylist(),
-            t.column("value").to_pylist(),
-            strict=True,
-        )
-        if a == at and st == stage and c == name
-    )
 
 
 def period_rows(rows: dict, run: Run, arm: str, periods: list, link: str, silent_above: float):

@@ -10,8 +10,8 @@ import pyarrow as pa
 
 from .. import _core
 from . import Analysis
-from .ka_common import stage_counter
 from .plots import figure
+from .stages import stage_counter
 from .stats import Estimate, mean_ci
 
 IP_HEADER_BYTES = 20

@@ -3,26 +3,8 @@ the `stages` table, summed over a run's routers and hosts."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from . import Run
-
-
-def stage_counters(run: Run, stage: str) -> dict[str, int]:
-    """Counters of every `stage` ("sp-manager", "sp-sender", …) in the run, summed."""
-    out: dict[str, int] = defaultdict(int)
-    t = run.tables.get("stages")
-    if t is None:
-        return out
-    for s, name, value in zip(
-        t.column("stage").to_pylist(),
-        t.column("counter").to_pylist(),
-        t.column("value").to_pylist(),
-        strict=True,
-    ):
-        if s == stage:
-            out[name] += value
-    return out
+from .stages import stage_counters
 
 
 def partial_share(run: Run) -> float | None:

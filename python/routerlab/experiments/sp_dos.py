@@ -11,7 +11,8 @@ import pyarrow as pa
 
 from . import Analysis
 from .plots import figure
-from .sp_common import flow_groups, stage_counters
+from .sp_common import flow_groups
+from .stages import stage_counters
 from .stats import mean_ci
 
 

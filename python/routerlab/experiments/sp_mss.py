@@ -11,7 +11,8 @@ import pyarrow as pa
 
 from . import Analysis
 from .plots import figure
-from .sp_common import mean_or_none, mean_sp_length, partial_share, stage_counters
+from .sp_common import mean_or_none, mean_sp_length, partial_share
+from .stages import stage_counters
 from .stats import mean_ci
 
 #: Arms with the whole mechanism: the SP sender on flow 0 and the SPManager (T_buffer swept).
