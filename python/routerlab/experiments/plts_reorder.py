@@ -57,6 +57,14 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         "throughput_ratio_ecn_agent_over_ecmp_red": ratio("rr-agent-ecn", "ecmp-red"),
         "throughput_ratio_ecn_agent_over_rr_red": ratio("rr-agent-ecn", "rr-red"),
     }
+    if {"rr-data", "rr-data-dupthresh-paths", "rr-data-agent-percentile"} <= set(schemes):
+        quantities["gap_closed_dupthresh_paths_data"] = mean_ci(
+            (x - y) / (1 - y)
+            for x, y in zip(at("rr-data-dupthresh-paths"), at("rr-data"), strict=True)
+        )
+        quantities["throughput_ratio_agent_over_rr_data"] = ratio(
+            "rr-data-agent-percentile", "rr-data"
+        )
     if {"rr-agent-ecn-slow", "ecmp-red-slow"} <= set(schemes):
         quantities["throughput_ratio_ecn_agent_over_ecmp_red_slow"] = ratio(
             "rr-agent-ecn-slow", "ecmp-red-slow"
