@@ -498,22 +498,28 @@ mod tests {
         assert_eq!((s.ecn_marks, s.drops[DropCause::PayloadCut as usize]), (1, 1));
     }
 
+    /// Queue `data` full-sized data packets, then `headers` packets cut upstream (52 bytes).
+    fn data_then_headers(q: &mut CpQueue, pool: &mut PacketPool, data: u64, headers: u64) {
+        let mut drops = Vec::new();
+        for i in 0..data {
+            let p = data_packet(pool, 1 + i * 1460, 1460);
+            q.enqueue(SimTime(0), p, pool, &mut drops);
+        }
+        for i in 0..headers {
+            let h = data_packet(pool, 1_000_000 + i * 1460, 1460);
+            let p = pool.get_mut(h);
+            p.tcp.cut = true;
+            p.ip.total_len = 52;
+            q.enqueue(SimTime(0), h, pool, &mut drops);
+        }
+    }
+
     #[test]
     fn headers_sent_while_data_waits_are_counted_as_starvation() {
         let (mut pool, mut drops) = (PacketPool::new(), Vec::new());
         let mut q = cp_droptail(2, 1452);
-        for i in 0..2 {
-            let p = data_packet(&mut pool, 1 + i * 1460, 1460);
-            q.enqueue(SimTime(0), p, &mut pool, &mut drops);
-        }
         // Five cut upstream: headers ahead of the two waiting data packets.
-        for i in 0..5 {
-            let h = data_packet(&mut pool, 10_000 + i * 1460, 1460);
-            let p = pool.get_mut(h);
-            p.tcp.cut = true;
-            p.ip.total_len = 52;
-            q.enqueue(SimTime(0), h, &mut pool, &mut drops);
-        }
+        data_then_headers(&mut q, &mut pool, 2, 5);
         while q.dequeue(SimTime(0), &mut pool, &mut drops).is_some() {}
         let header_time = Rate::from_gbps(1).tx_time(52);
         assert_eq!(q.data_starved(), SimTime(5 * header_time.0));
@@ -538,17 +544,7 @@ mod tests {
             }));
             let params = CpParams { header_buffer_bytes: 1 << 20, data_share, ..Default::default() };
             let mut q = CpQueue::new(data, params, Rate::from_gbps(1));
-            for i in 0..10 {
-                let p = data_packet(&mut pool, 1 + i * 1460, 1460);
-                q.enqueue(SimTime(0), p, &mut pool, &mut drops);
-            }
-            for i in 0..100 {
-                let h = data_packet(&mut pool, 100_000 + i * 1460, 1460);
-                let p = pool.get_mut(h);
-                p.tcp.cut = true;
-                p.ip.total_len = 52;
-                q.enqueue(SimTime(0), h, &mut pool, &mut drops);
-            }
+            data_then_headers(&mut q, &mut pool, 10, 100);
             // Bytes of data among the first 20 packets sent.
             let sent: Vec<_> = (0..20).filter_map(|_| q.dequeue(SimTime(0), &mut pool, &mut drops)).collect();
             sent.iter().map(|&p| pool.get(p)).filter(|p| !p.tcp.cut).map(|p| p.ip_len() as u64).sum::<u64>()
