@@ -58,11 +58,11 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
                     extra,
                 )
 
-    def rr_share(size):
+    def rr_share(size, scheme="spray-rr"):
         return [
             x / y
             for x, y in zip(
-                at("spray-rr", "random", size), at("spray-rr-flow", "random", size), strict=True
+                at(scheme, "random", size), at("spray-rr-flow", "random", size), strict=True
             )
         ]
 
@@ -85,6 +85,13 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     }
 
     schemes = sorted({k[0] for k in est}, key=grid["scheme"].index)
+    if "spray-rr-data" in schemes:
+        quantities["rr_data_share_of_rr_flow_9000_minus_1500"] = mean_ci(
+            a - b
+            for a, b in zip(
+                rr_share("9000B", "spray-rr-data"), rr_share("1500B", "spray-rr-data"), strict=True
+            )
+        )
 
     def draw(axes):
         for ax, pattern in zip(axes, grid["pattern"], strict=True):
