@@ -30,6 +30,7 @@ from routerlab.experiments.verdict import (
     judge,
     ours_text,
     paper_text,
+    verdict_of,
     write_verdict,
 )
 from routerlab.report import write_report
@@ -130,7 +131,9 @@ def test_a_claim_not_to_be_judged_quick_is_judged_only_in_a_full_run():
     est = {"q": Estimate(0.9, 0.85, 0.95, 3)}  # wholly above 0.8: a quick run would judge it
     exp = {"id": "x", "claim": [claim(criterion="ci_lo >= 0.8", judge_quick=False)]}
     assert build_verdict(exp, est, META)["claims"][0]["verdict"] == "not judged (quick)"
-    assert build_verdict(exp, est, {**META, "quick": False})["claims"][0]["verdict"] == "holds"
+    # A full run judges it exactly as it judges any claim: the flag only concerns quick runs.
+    full = build_verdict(exp, est, {**META, "quick": False})["claims"][0]["verdict"]
+    assert full == verdict_of("ci_lo >= 0.8", est["q"], quick=False)
     with pytest.raises(ClaimError, match="judge_quick"):
         build_verdict({"id": "x", "claim": [claim(judge_quick="no")]}, est, META)
 
