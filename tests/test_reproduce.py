@@ -683,6 +683,13 @@ def test_sp_incast_an_admitted_super_packet_is_never_partly_dropped(tmp_path: Pa
             # (The fixed-length sender's followers may come after their entry expired.)
             assert r["sp_partially_dropped"] == 0, (router, n)
         assert r["mean_fct_s"] <= r["worst_fct_s"]
+    sweep = table("sp-incast", "sweep", tmp_path, "router", "packets", "jitter")
+    for (router, n, jitter), r in sweep.items():
+        # Every router's row of the sweep, drop-tail's too (its ratio to itself is 1), so that
+        # what Algorithm 1's refusals add to drop-tail's timeouts can be read beside it.
+        assert r["syn_timeouts_per_flow"] >= 0 and r["timeouts_per_flow"] >= 0
+        if router == "regular":
+            assert r["regular_over_mean"] == 1, (n, jitter)
 
 
 def test_sp_short_long_super_packets_on_short_flows_shorten_them(tmp_path: Path):
@@ -691,6 +698,8 @@ def test_sp_short_long_super_packets_on_short_flows_shorten_them(tmp_path: Path)
     assert rows[("sp-short",)]["short_mean_fct_s"] < rows[("regular",)]["short_mean_fct_s"]
     for (arm,), r in rows.items():
         assert r["sp_partially_dropped"] in (0, ""), arm  # "": no SPs in that arm
+        # A flow stalled past two timeouts is stalled past one.
+        assert r["short_long_stalled_share"] <= r["short_stalled_share"], arm
 
 
 def test_sp_dos_a_per_host_cap_keeps_more_for_the_victims(tmp_path: Path):

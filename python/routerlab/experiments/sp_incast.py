@@ -18,6 +18,8 @@ from .stats import mean_ci
 MSS = 1460
 #: The start jitter the paper's "simultaneous" is read as; the others are our sweep.
 BASE_JITTER = "1ms"
+#: The maxSpLength arms beside Algorithm 1's 16 (`sp-max10`, `sp-max1`).
+MAX_SP_LENGTHS = (10, 1)
 
 
 def jitter_us(j: str) -> float:
@@ -27,15 +29,26 @@ def jitter_us(j: str) -> float:
 def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     # (router, packets, jitter) -> seed -> sorted FCTs
     every: dict[tuple, dict[int, np.ndarray]] = defaultdict(dict)
+    # (router, packets, jitter) -> seed -> per flow: data timeouts, SYN timeouts; and the mean
+    # FCT of the flows whose SYN got through at its first try
+    data_to: dict[tuple, dict[int, float]] = defaultdict(dict)
+    syn_to: dict[tuple, dict[int, float]] = defaultdict(dict)
+    syn_ok_fct: dict[tuple, dict[int, float]] = defaultdict(dict)
     partial: dict[tuple, list[float]] = defaultdict(list)
     length: dict[tuple, list[float]] = defaultdict(list)
     for r in runs:
         jitter = r.params.get("jitter", BASE_JITTER)
         key = (r.params["router"], int(r.params["flow_bytes"]) // MSS)
-        f = np.asarray(r.tables["flows"].column("fct_s").to_pylist(), dtype=float)
+        flows = r.tables["flows"]
+        f = np.asarray(flows.column("fct_s").to_pylist(), dtype=float)
         # An unfinished flow (none expected in 30 s) counts with the whole run.
-        every[(*key, jitter)][r.seed] = np.sort(
-            np.where(np.isnan(f), float(r.summary["sim_seconds"]), f)
+        f = np.where(np.isnan(f), float(r.summary["sim_seconds"]), f)
+        every[(*key, jitter)][r.seed] = np.sort(f)
+        syns = np.asarray(flows.column("syn_timeouts").to_pylist())
+        data_to[(*key, jitter)][r.seed] = float(np.mean(flows.column("timeouts").to_pylist()))
+        syn_to[(*key, jitter)][r.seed] = float(np.mean(syns))
+        syn_ok_fct[(*key, jitter)][r.seed] = (
+            float(np.mean(f[syns == 0])) if (syns == 0).any() else float("nan")
         )
         if jitter != BASE_JITTER:
             continue
@@ -62,12 +75,22 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     for n in sizes:
         quantities[f"mean_ratio_{n}"] = ratio(np.mean, n)
         quantities[f"worst_ratio_{n}"] = ratio(np.max, n)
+        # maxSpLength swept (the paper gives none): 16 is `sp` itself, 10 and 1 the others.
+        by_max = {16: quantities[f"mean_ratio_{n}"]}
+        for m in MAX_SP_LENGTHS:
+            if (f"sp-max{m}", n) in fcts:
+                by_max[m] = quantities[f"mean_ratio_{n}_max{m}"] = ratio(np.mean, n, f"sp-max{m}")
+        quantities[f"mean_ratio_{n}_best_max"] = max(by_max.values(), key=lambda e: e.mean)
         if ("sp-fixed", n) in fcts:
             quantities[f"fixed_over_sp_{n}"] = mean_ci(
                 np.mean(fcts["sp-fixed", n][s]) / np.mean(fcts["sp", n][s]) for s in seeds
             )
         for j in jitters:
             quantities[f"mean_ratio_{n}_{j}"] = swept_ratio(n, j)
+            # What refusing regular packets costs: SYN timeouts per flow over drop-tail's.
+            quantities[f"extra_syn_timeouts_{n}_{j}"] = mean_ci(
+                syn_to["sp", n, j][s] - syn_to["regular", n, j][s] for s in seeds
+            )
         # The sweep's summary: the jitter where super-packets do best, judged there.
         quantities[f"mean_ratio_{n}_best"] = max(
             (quantities[f"mean_ratio_{n}_{j}"] for j in jitters), key=lambda e: e.mean
@@ -77,12 +100,19 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     for n in sizes:
         for j in jitters:
             for router in routers:
-                if router == "regular":
-                    continue
                 sweep["packets"].append(n)
                 sweep["jitter"].append(j)
                 sweep["router"].append(router)
                 swept_ratio(n, j, router).append_to(sweep, "regular_over_mean")
+                mean_ci(data_to[router, n, j][s] for s in seeds).append_to(
+                    sweep, "timeouts_per_flow"
+                )
+                mean_ci(syn_to[router, n, j][s] for s in seeds).append_to(
+                    sweep, "syn_timeouts_per_flow"
+                )
+                mean_ci(syn_ok_fct[router, n, j][s] for s in seeds).append_to(
+                    sweep, "mean_fct_syn_first_try_s"
+                )
 
     rows = defaultdict(list)
     for router, n in sorted(fcts):

@@ -28,6 +28,12 @@ FULL_ARMS = (
 )
 
 
+#: The T_buffer sweep: the full mechanism's arm at each point (60 µs is the paper's default).
+T_BUFFER_ARMS = {"60us": "sp", "250us": "sp-250us", "1ms": "sp-1ms", "4ms": "sp-4ms"}
+#: The T_buffer points in µs, for the sweep's figure.
+T_BUFFER_US = {"60us": 60, "250us": 250, "1ms": 1000, "4ms": 4000}
+
+
 #: The arms drawn flow by flow, as Fig. 1 (jumbo) and Fig. 2 (super-packets) are.
 PER_FLOW_ARMS = ("jumbo", "sp", "sp-4ms")
 PER_FLOW_TITLES = {
@@ -108,6 +114,13 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         quantities[f"sp_4ms_over_jumbo_{rtts}"] = mean_ci(
             flow0["sp-4ms", rtts][s] / flow0["jumbo", rtts][s] for s in seeds
         )
+        # T_buffer swept: the gain at each point, and the least of them per seed (the summary).
+        for point, arm in T_BUFFER_ARMS.items():
+            quantities[f"sp_gain_t_buffer_{point}_{rtts}"] = gain(arm, rtts)
+        quantities[f"sp_gain_every_t_buffer_{rtts}"] = mean_ci(
+            min(flow0[arm, rtts][s] for arm in T_BUFFER_ARMS.values()) / flow0["regular", rtts][s]
+            for s in seeds
+        )
         quantities[f"sp_over_jumbo_{rtts}"] = mean_ci(
             (flow0["sp", rtts][s] / flow0["regular", rtts][s])
             / (flow0["jumbo", rtts][s] / flow0["regular", rtts][s])
@@ -153,10 +166,40 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
             ax.set_xlabel("flow (the singled-out one last, red)")
         axes[0].set_ylabel("throughput (kB/s)")
 
+    def draw_t_buffer(axes):
+        # The T_buffer sweep: flow 0's gain, and the share of its packets sent as singles.
+        x = [T_BUFFER_US[p] for p in T_BUFFER_ARMS]
+        for rtts in ("equal", "mixed"):
+            g = [
+                np.mean([flow0[a, rtts][s] / flow0["regular", rtts][s] for s in seeds])
+                for a in T_BUFFER_ARMS.values()
+            ]
+            axes[0].plot(x, g, marker="o", label=f"{rtts} RTTs")
+            axes[1].plot(
+                x,
+                [mean_or_none(singles[a, rtts]) for a in T_BUFFER_ARMS.values()],
+                marker="o",
+                label=f"{rtts} RTTs",
+            )
+        for ax in axes:
+            ax.set_xscale("log")
+            ax.set_xlabel("T_buffer (µs; the paper's 60 µs first)")
+        axes[0].axhspan(1.8, 7.2, color="0.9", label="sp-gains' band")
+        axes[0].set_ylabel("flow 0's gain (× regular)")
+        axes[1].set_ylabel("share of flow 0's packets sent as singles")
+        axes[0].legend(fontsize="small")
+
     return Analysis(
         quantities=quantities,
         tables={"throughput": pa.table(dict(rows))},
         figures=[
+            figure(
+                draw_t_buffer,
+                "t_buffer_sweep",
+                f"{exp['id']}: T_buffer swept",
+                ncols=2,
+                sharey=False,
+            ),
             figure(draw, "throughput", f"{exp['id']}: one flow among 50", ncols=2),
             figure(
                 draw_per_flow,
