@@ -26,6 +26,15 @@ def jitter_us(j: str) -> float:
     return float(j.removesuffix("us")) if j.endswith("us") else float(j.removesuffix("ms")) * 1e3
 
 
+def transfer_times(run) -> np.ndarray:
+    """Each block's time from its write to its last byte acknowledged (an unfinished one counts
+    to the run's end): the FCT of a connection opened ahead, without its handshake."""
+    t = run.tables["transfers"]
+    start = np.asarray(t.column("start_s"), dtype=float)
+    end = np.asarray(t.column("end_s").to_pylist(), dtype=float)
+    return np.where(np.isnan(end), float(run.summary["sim_seconds"]), end) - start
+
+
 def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     # (router, packets, jitter) -> seed -> sorted FCTs
     every: dict[tuple, dict[int, np.ndarray]] = defaultdict(dict)
@@ -36,9 +45,14 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     syn_ok_fct: dict[tuple, dict[int, float]] = defaultdict(dict)
     partial: dict[tuple, list[float]] = defaultdict(list)
     length: dict[tuple, list[float]] = defaultdict(list)
+    # (router, packets, jitter) -> seed -> mean FCT with every connection opened ahead
+    ahead: dict[tuple, dict[int, float]] = defaultdict(dict)
     for r in runs:
         jitter = r.params.get("jitter", BASE_JITTER)
         key = (r.params["router"], int(r.params["flow_bytes"]) // MSS)
+        if r.params.get("handshake") == "ahead":
+            ahead[(*key, jitter)][r.seed] = float(np.mean(transfer_times(r)))
+            continue
         flows = r.tables["flows"]
         f = np.asarray(flows.column("fct_s").to_pylist(), dtype=float)
         # An unfinished flow (none expected in 30 s) counts with the whole run.
@@ -71,6 +85,9 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
             for s in seeds
         )
 
+    def ahead_ratio(n, jitter, router):
+        return mean_ci(ahead["regular", n, jitter][s] / ahead[router, n, jitter][s] for s in seeds)
+
     quantities = {}
     for n in sizes:
         quantities[f"mean_ratio_{n}"] = ratio(np.mean, n)
@@ -81,6 +98,10 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
             if (f"sp-max{m}", n) in fcts:
                 by_max[m] = quantities[f"mean_ratio_{n}_max{m}"] = ratio(np.mean, n, f"sp-max{m}")
         quantities[f"mean_ratio_{n}_best_max"] = max(by_max.values(), key=lambda e: e.mean)
+        # The control arm without SYNs at the incast: every connection opened ahead.
+        for router, suffix in (("sp", ""), ("sp-max1", "_max1")):
+            if (router, n, BASE_JITTER) in ahead:
+                quantities[f"mean_ratio_{n}{suffix}_ahead"] = ahead_ratio(n, BASE_JITTER, router)
         if ("sp-fixed", n) in fcts:
             quantities[f"fixed_over_sp_{n}"] = mean_ci(
                 np.mean(fcts["sp-fixed", n][s]) / np.mean(fcts["sp", n][s]) for s in seeds
@@ -104,6 +125,8 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
                 sweep["jitter"].append(j)
                 sweep["router"].append(router)
                 swept_ratio(n, j, router).append_to(sweep, "regular_over_mean")
+                if (router, n, j) in ahead:
+                    ahead_ratio(n, j, router).append_to(sweep, "regular_over_mean_opened_ahead")
                 mean_ci(data_to[router, n, j][s] for s in seeds).append_to(
                     sweep, "timeouts_per_flow"
                 )
