@@ -671,6 +671,14 @@ def test_sp_mss_larger_units_raise_throughput_and_admission_causes_the_sp_gain(t
     # The SPManager with every flow regular changes no flow's lot by much: admission alone is
     # drop-tail with a smaller queue.
     assert rows["sp-router", "mixed"]["gain"] < 2
+    # The SP length distribution counts every packet the SP sender sent once, singles as
+    # length 1.
+    for (arm, rtts), r in rows.items():
+        if r["singles_share"] == "":
+            continue
+        shares = [v for k, v in r.items() if k.startswith("packets_in_length_")]
+        assert sum(shares) == pytest.approx(1), (arm, rtts)
+        assert r["packets_in_length_1"] == pytest.approx(r["singles_share"]), (arm, rtts)
 
 
 def test_sp_incast_an_admitted_super_packet_is_never_partly_dropped(tmp_path: Path):

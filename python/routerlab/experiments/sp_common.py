@@ -29,3 +29,16 @@ def mean_sp_length(run: Run) -> float | None:
     """Mean length of the super-packets the senders sent (length ≥ 2); None if none."""
     c = stage_counters(run, "sp-sender")
     return c["sp_packets_sent"] / c["sps_sent"] if c["sps_sent"] else None
+
+
+#: The SP senders' length bins (packets sent in SPs of that length; 1: singles), as counted.
+LENGTH_BINS = ("1", "2_3", "4_7", "8_15", "16_31", "32_63")
+
+
+def length_shares(run: Run) -> dict[str, float] | None:
+    """The share of the SP senders' packets sent in SPs of each length bin (singles as length
+    1): the SP length distribution, singles included; None without SP senders."""
+    c = stage_counters(run, "sp-sender")
+    counts = {b: c.get(f"packets_in_length_{b}", 0) for b in LENGTH_BINS}
+    total = sum(counts.values())
+    return {b: n / total for b, n in counts.items()} if total else None

@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from . import Analysis
 from .plots import figure
-from .sp_common import mean_or_none, mean_sp_length, partial_share
+from .sp_common import LENGTH_BINS, length_shares, mean_or_none, mean_sp_length, partial_share
 from .stages import stage_counters
 from .stats import mean_ci
 
@@ -30,6 +30,8 @@ FULL_ARMS = (
 
 #: The T_buffer sweep: the full mechanism's arm at each point (60 µs is the paper's default).
 T_BUFFER_ARMS = {"60us": "sp", "250us": "sp-250us", "1ms": "sp-1ms", "4ms": "sp-4ms"}
+#: The reservation weight sweep, at T_buffer 4 ms: the arm at each weight (0.7 is §3.3's).
+WEIGHT_ARMS = {"0.5": "sp-4ms-w50", "0.7": "sp-4ms", "1.0": "sp-4ms-w100"}
 #: The T_buffer points in µs, for the sweep's figure.
 T_BUFFER_US = {"60us": 60, "250us": 250, "1ms": 1000, "4ms": 4000}
 
@@ -68,6 +70,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     length: dict[tuple, list[float]] = defaultdict(list)
     refusal: dict[tuple, dict[int, float]] = defaultdict(dict)  # (kind, rtts) -> seed -> rate
     singles: dict[tuple, list[float]] = defaultdict(list)
+    lengths: dict[tuple, list[float]] = defaultdict(list)  # (arm, rtts, bin) -> shares
     per_flow: dict[tuple, np.ndarray] = {}  # (arm, rtts) -> every flow's goodput, first seed
     first_seed = min(r.seed for r in runs)
     for r in runs:
@@ -84,6 +87,9 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
             length[key].append(m)
         if (share := singles_share(r)) is not None:
             singles[key].append(share)
+        if (shares := length_shares(r)) is not None:
+            for b, v in shares.items():
+                lengths[(*key, b)].append(v)
         if key[0] in FULL_ARMS:
             sp_rate, regular_rate = refusal_rates(r)
             refusal["sp", *key][r.seed] = sp_rate
@@ -121,6 +127,13 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
             min(flow0[arm, rtts][s] for arm in T_BUFFER_ARMS.values()) / flow0["regular", rtts][s]
             for s in seeds
         )
+        # The reservation weight swept at T_buffer 4 ms (0.7 is §3.3's): gain at each, least.
+        for point, arm in WEIGHT_ARMS.items():
+            quantities[f"sp_gain_weight_{point}_{rtts}"] = gain(arm, rtts)
+        quantities[f"sp_gain_every_weight_{rtts}"] = mean_ci(
+            min(flow0[arm, rtts][s] for arm in WEIGHT_ARMS.values()) / flow0["regular", rtts][s]
+            for s in seeds
+        )
         quantities[f"sp_over_jumbo_{rtts}"] = mean_ci(
             (flow0["sp", rtts][s] / flow0["regular", rtts][s])
             / (flow0["jumbo", rtts][s] / flow0["regular", rtts][s])
@@ -137,6 +150,8 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         rows["sp_partially_dropped"].append(mean_or_none(partial[arm, rtts]))
         rows["mean_sp_length"].append(mean_or_none(length[arm, rtts]))
         rows["singles_share"].append(mean_or_none(singles[arm, rtts]))
+        for b in LENGTH_BINS:
+            rows[f"packets_in_length_{b}"].append(mean_or_none(lengths[arm, rtts, b]))
         for kind in ("sp", "regular"):
             rate = [refusal[kind, arm, rtts][s] for s in seeds] if arm in FULL_ARMS else []
             rows[f"{kind}_refusal_rate"].append(mean_or_none(rate))

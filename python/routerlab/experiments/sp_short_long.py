@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from . import Analysis
 from .plots import figure
-from .sp_common import flow_groups, mean_or_none, partial_share
+from .sp_common import LENGTH_BINS, flow_groups, length_shares, mean_or_none, partial_share
 from .stats import mean_ci
 
 #: When the first burst starts (the template's `start` of the short flows).
@@ -67,12 +67,16 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
     fct: dict[str, dict[int, np.ndarray]] = defaultdict(dict)
     thr: dict[str, dict[int, float]] = defaultdict(dict)
     partial: dict[str, list[float]] = defaultdict(list)
+    lengths: dict[tuple, list[float]] = defaultdict(list)  # (arm, bin) -> shares
     for r in runs:
         arm = r.params["sp"]
         fct[arm][r.seed] = short_fcts(r)
         thr[arm][r.seed] = long_throughput(r)
         if (p := partial_share(r)) is not None:
             partial[arm].append(p)
+        if (shares := length_shares(r)) is not None:
+            for b, v in shares.items():
+                lengths[arm, b].append(v)
     seeds = sorted(fct["regular"])
 
     def mean_ratio(a, b):
@@ -117,6 +121,8 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         mean_ci(1 - thr[arm][s] / thr["regular"][s] for s in seeds).append_to(rows, "long_loss")
         rows["short_flows"].append(int(sum(len(fct[arm][s]) for s in seeds)))
         rows["sp_partially_dropped"].append(mean_or_none(partial[arm]))
+        for b in LENGTH_BINS:
+            rows[f"packets_in_length_{b}"].append(mean_or_none(lengths[arm, b]))
         rows["seeds"].append(len(seeds))
 
     def draw(axes):

@@ -60,6 +60,27 @@ pub struct SpSenderStats {
     pub sp_packets: u64,
     /// Flushes of a single packet, sent regular.
     pub singles: u64,
+    /// Packets sent, by the length of the SP they left in (a single is length 1), in
+    /// power-of-two bins: 1, 2–3, 4–7, 8–15, 16–31, 32–63.
+    pub packets_by_length: [u64; LENGTH_BINS.len()],
+}
+
+/// The counters' names of `SpSenderStats::packets_by_length`'s bins.
+pub const LENGTH_BINS: [&str; 6] = [
+    "packets_in_length_1",
+    "packets_in_length_2_3",
+    "packets_in_length_4_7",
+    "packets_in_length_8_15",
+    "packets_in_length_16_31",
+    "packets_in_length_32_63",
+];
+
+impl SpSenderStats {
+    /// Count `packets` sent in an SP of `length` (1: a single).
+    fn count(&mut self, length: usize, packets: u64) {
+        let bin = (usize::BITS - 1 - length.max(1).leading_zeros()) as usize;
+        self.packets_by_length[bin.min(LENGTH_BINS.len() - 1)] += packets;
+    }
 }
 
 #[derive(Debug)]
@@ -132,6 +153,7 @@ impl SpSender {
         }
         SpMark { first, last: false, length: length as u8, id: buf.sp_id }.write(&mut pool.get_mut(pkt).ip);
         self.stats.sp_packets += 1;
+        self.stats.count(length as usize, 1);
         buf.in_sp = (buf.in_sp + 1) % length;
         out.push(pkt);
     }
@@ -140,6 +162,7 @@ impl SpSender {
     fn flush(&mut self, f: usize, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
         let FlowBuffer { dst, held, .. } = &mut self.flows[f];
         for chunk in held.chunks(self.p.max_length as usize) {
+            self.stats.count(chunk.len(), chunk.len() as u64);
             if chunk.len() == 1 {
                 self.stats.singles += 1;
             } else {
@@ -211,6 +234,9 @@ impl HostShim for SpSender {
             ("sp_packets_sent", self.stats.sp_packets),
             ("singles_sent", self.stats.singles),
         ]
+        .into_iter()
+        .chain(LENGTH_BINS.into_iter().zip(self.stats.packets_by_length))
+        .collect()
     }
 
     fn name(&self) -> &'static str {
@@ -313,7 +339,32 @@ mod tests {
         s.on_timer(SimTime::from_us(60), &mut pool, &mut out);
         let lengths: Vec<u8> = marks(&pool, &out).iter().map(|m| m.1).collect();
         assert_eq!(lengths, vec![3, 3, 3, 3, 3, 3, 0], "3 + 3 + a regular packet");
-        assert_eq!(s.stats, SpSenderStats { sps: 2, sp_packets: 6, singles: 1 });
+        let by_length = [1, 6, 0, 0, 0, 0];
+        assert_eq!(
+            s.stats,
+            SpSenderStats { sps: 2, sp_packets: 6, singles: 1, packets_by_length: by_length }
+        );
+    }
+
+    /// The length distribution counts every packet once, a single as length 1, each in its
+    /// SP's power-of-two bin.
+    #[test]
+    fn packets_are_counted_by_the_length_of_the_sp_they_left_in() {
+        let mut pool = PacketPool::new();
+        let mut s = SpSender::new(SpSenderParams::for_link(Rate::from_gbps(1)));
+        let mut out = Vec::new();
+        let mut now = SimTime::ZERO;
+        for burst in [1, 2, 5, 8, 40] {
+            for _ in 0..burst {
+                s.on_egress(now, data(&mut pool, 1, 1000, true), &mut pool, &mut out);
+            }
+            now += SimTime::from_ms(1);
+            s.on_timer(now, &mut pool, &mut out);
+        }
+        assert_eq!(s.stats.packets_by_length, [1, 2, 5, 8, 0, 40]);
+        let total: u64 = s.stats.packets_by_length.iter().sum();
+        assert_eq!(total, s.stats.sp_packets + s.stats.singles);
+        assert_eq!(total, out.len() as u64);
     }
 
     #[test]
