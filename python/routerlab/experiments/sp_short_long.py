@@ -21,7 +21,9 @@ SETTING_ARMS = {
     "weight-0.7": "sp-short",
     "weight-0.5": "sp-short-w50",
     "weight-1.0": "sp-short-w100",
+    "t-buffer-250us": "sp-short-250us",
     "t-buffer-1ms": "sp-short-1ms",
+    "t-buffer-4ms": "sp-short-4ms",
 }
 #: The template's minimum RTO: a short flow that took longer waited out a timeout (its SYN's or
 #: its data's), where one that did not takes a few round trips (about 20 ms).
@@ -37,7 +39,9 @@ ARMS = (
     "sp-router",
     "sp-short-w50",
     "sp-short-w100",
+    "sp-short-250us",
     "sp-short-1ms",
+    "sp-short-4ms",
 )
 
 
