@@ -22,6 +22,7 @@ sack = true
 timestamps = {timestamps}
 rtt_model = "{rtt_model}"
 recovery = "prr"
+sack_rtt = false
 delayed_ack = false
 min_rto = "{min_rto}"
 rto_granularity = "0s"

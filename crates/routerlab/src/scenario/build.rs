@@ -106,6 +106,7 @@ impl Default for Transport {
                 RttModel::Linux => RttModelName::Linux,
                 RttModel::Ns3 => RttModelName::Ns3,
             },
+            sack_rtt: d.sack_rtt,
             delayed_ack: d.delayed_ack.is_some(),
             delayed_ack_count: d.delayed_ack.unwrap_or(da).count,
             delayed_ack_timeout: PositiveDuration(d.delayed_ack.unwrap_or(da).timeout),
@@ -182,6 +183,7 @@ impl Transport {
                 RttModelName::Linux => RttModel::Linux,
                 RttModelName::Ns3 => RttModel::Ns3,
             },
+            sack_rtt: self.sack_rtt,
             delayed_ack: self
                 .delayed_ack
                 .then_some(DelayedAck { count: self.delayed_ack_count, timeout: self.delayed_ack_timeout.0 }),

@@ -717,6 +717,8 @@ pub struct Transport {
     pub timestamp_tick: PositiveDuration,
     /// How RTT samples are taken and when the RTO's backoff ends.
     pub rtt_model: RttModelName,
+    /// RTT samples from SACKs of data never retransmitted (Linux's `sack_rtt_us`).
+    pub sack_rtt: bool,
     pub delayed_ack: bool,
     pub delayed_ack_count: u32,
     pub delayed_ack_timeout: PositiveDuration,

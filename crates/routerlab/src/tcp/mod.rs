@@ -105,6 +105,10 @@ pub struct TcpConfig {
     pub ts_tick: SimTime,
     /// How RTT samples are taken and when the RTO's backoff ends (Linux's by default).
     pub rtt_model: RttModel,
+    /// With the Linux RTT model and SACK: take an RTT sample from the oldest newly SACKed
+    /// segment never retransmitted, on duplicate ACKs too, when the cumulative ACK gives none
+    /// (Linux's `sack_rtt_us` in `tcp_ack_update_rtt`); as every sample, it ends the backoff.
+    pub sack_rtt: bool,
     /// With SACK: presume a retransmission lost again once data sent after it is SACKed, and
     /// resend it, instead of waiting for the timer (Linux's `tcp_mark_lost_retrans`, which RACK
     /// later generalized; RFC 6675 itself leaves lost retransmissions to the timer).
@@ -183,6 +187,7 @@ impl Default for TcpConfig {
             timestamps: true,
             ts_tick: SimTime::from_ms(1),
             rtt_model: RttModel::Linux,
+            sack_rtt: true,
             lost_retransmit_detection: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,

@@ -117,6 +117,17 @@ pub struct Acked {
     pub fin_acked: bool,
 }
 
+/// What a SACK added to the board.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sacked {
+    /// Payload bytes newly SACKed.
+    pub bytes: u64,
+    /// Send time of the oldest newly SACKed segment that was never retransmitted: an RTT
+    /// sample's origin, as Linux's `first_sackt` (`tcp_sacktag_one`), which `tcp_ack_update_rtt`
+    /// uses when the cumulative ACK gives none.
+    pub rtt_from: Option<SimTime>,
+}
+
 /// A retransmission still to be checked by lost-retransmission detection: the segment it
 /// resent (by its end, which acknowledgments never change), its transmission count after the
 /// retransmission (so that a later retransmission of it makes this one stale), and `snd_nxt`
@@ -297,8 +308,9 @@ impl Scoreboard {
 
     /// Apply SACK blocks; returns the payload bytes newly SACKed. Blocks with left ≥ right (a
     /// CP PACK, or garbage) are ignored here.
-    pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> u64 {
+    pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> Sacked {
         let mut newly = 0;
+        let mut rtt_from: Option<SimTime> = None;
         for b in blocks {
             let cached = &self.sack_cache[..self.sack_cached];
             // A block the last ACK reported too (most of a recovery's blocks) has nothing new.
@@ -345,6 +357,9 @@ impl Scoreboard {
                             (self.high_sacked, self.high_sacked_at) = (end, i);
                         }
                         newly += end - start - s.has(Entry::FIN) as u64;
+                        if s.tx_count == 1 && rtt_from.is_none_or(|t| s.first_sent_at < t) {
+                            rtt_from = Some(s.first_sent_at);
+                        }
                     }
                     (i, start) = (i + 1, end);
                 }
@@ -354,7 +369,7 @@ impl Scoreboard {
         if newly > 0 {
             self.lost_marks_current = None;
         }
-        newly
+        Sacked { bytes: newly, rtt_from }
     }
 
     /// The index of the highest SACKed segment (there is one): the hint, checked.
@@ -659,7 +674,7 @@ mod tests {
         let ends: Vec<u64> = b.segments().map(|s| s.end).collect();
         assert_eq!(ends, (1..=5).map(|i| base + i * 100).collect::<Vec<_>>());
         assert_eq!(b.find(base + 310).map(|s| s.start), Some(base + 300));
-        assert_eq!(b.apply_sack(&[SackBlock { left: base + 200, right: base + 400 }]), 200);
+        assert_eq!(b.apply_sack(&[SackBlock { left: base + 200, right: base + 400 }]).bytes, 200);
         let a = b.ack_to(base + 150);
         assert_eq!((a.bytes, b.first().map(|s| (s.start, s.end))), (150, Some((base + 150, base + 200))));
         assert_eq!(b.pipe(), 50 + 100);
@@ -676,10 +691,10 @@ mod tests {
         let cached: Vec<SackBlock> = (0..MAX_SACK_BLOCKS as u64)
             .map(|i| SackBlock { left: 100 + 200 * i, right: 200 + 200 * i })
             .collect();
-        assert_eq!(b.apply_sack(&cached), 100 * MAX_SACK_BLOCKS as u64);
-        assert_eq!(b.apply_sack(&cached), 0, "the same blocks again are nothing new");
+        assert_eq!(b.apply_sack(&cached).bytes, 100 * MAX_SACK_BLOCKS as u64);
+        assert_eq!(b.apply_sack(&cached).bytes, 0, "the same blocks again are nothing new");
         let across = SackBlock { left: 0, right: 1000 };
-        assert_eq!(b.apply_sack(&[across]), 1000 - 100 * MAX_SACK_BLOCKS as u64);
+        assert_eq!(b.apply_sack(&[across]).bytes, 1000 - 100 * MAX_SACK_BLOCKS as u64);
         assert!(b.segments().all(|s| s.sacked));
     }
 
@@ -750,17 +765,22 @@ mod tests {
     }
 
     impl Naive {
-        fn apply_sack(&mut self, blocks: &[SackBlock]) -> u64 {
-            let mut newly = 0;
+        /// The payload newly SACKed, and the earliest send time among the newly SACKed
+        /// segments never retransmitted.
+        fn apply_sack(&mut self, blocks: &[SackBlock]) -> (u64, Option<SimTime>) {
+            let (mut newly, mut rtt_from) = (0, None::<SimTime>);
             for b in blocks {
                 for s in self.segs.iter_mut() {
                     if b.left < b.right && !s.sacked && s.start >= b.left && s.end <= b.right {
                         s.sacked = true;
                         newly += s.payload_len();
+                        if s.tx_count == 1 {
+                            rtt_from = Some(rtt_from.map_or(s.first_sent_at, |t| t.min(s.first_sent_at)));
+                        }
                     }
                 }
             }
-            newly
+            (newly, rtt_from)
         }
         fn mark_lost_by_sack(&mut self, dupthresh: u32, mss: u64) -> usize {
             let (mut segs, mut bytes, mut marked) = (0, 0, 0);
@@ -837,7 +857,8 @@ mod tests {
                             SackBlock { left: at(y / 3), right: at(y / 3 + len / 2) },
                         ];
                         let n = 1 + (len % 4) as usize;
-                        prop_assert_eq!(b.apply_sack(&blocks[..n]), naive.apply_sack(&blocks[..n]));
+                        let (bytes, rtt_from) = naive.apply_sack(&blocks[..n]);
+                        prop_assert_eq!(b.apply_sack(&blocks[..n]), Sacked { bytes, rtt_from });
                     }
                     3 => {
                         prop_assert_eq!(b.mark_lost_by_sack(3, 100), naive.mark_lost_by_sack(3, 100));

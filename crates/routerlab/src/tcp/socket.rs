@@ -24,7 +24,7 @@ use std::sync::Arc;
 use super::cc::{AckSample, AnyCc, CongestionControl, Window};
 use super::receiver::{EcnEcho, Receiver};
 use super::rtt::RttEstimator;
-use super::scoreboard::Scoreboard;
+use super::scoreboard::{Sacked, Scoreboard};
 use super::timestamps::TsClock;
 use super::{Recovery, RttModel, TcpConfig};
 use crate::mechanisms::ka::{RateProtocol, encoding as ka_code};
@@ -1001,11 +1001,19 @@ impl TcpSocket {
     }
 
     /// The RTT sample from an ACK that advances `snd_una`, given the send time of the oldest
-    /// segment it acknowledges if that was never retransmitted (`RttModel`).
-    fn rtt_sample(&self, now: SimTime, seg: &TcpSegment, sent: Option<SimTime>) -> Option<SimTime> {
+    /// segment it acknowledges if that was never retransmitted, and the sample its SACK gives
+    /// (`RttModel`).
+    fn rtt_sample(
+        &self,
+        now: SimTime,
+        seg: &TcpSegment,
+        sent: Option<SimTime>,
+        sack_rtt: Option<SimTime>,
+    ) -> Option<SimTime> {
         match self.cfg.rtt_model {
-            // The send time when Karn's rule allows it (exact), else the timestamp echo.
-            RttModel::Linux => sent.map(|t| now - t).or_else(|| self.echo_rtt(now, seg)),
+            // The send time when Karn's rule allows it (exact), else the SACK's, else the
+            // timestamp echo (Linux's `tcp_ack_update_rtt`).
+            RttModel::Linux => sent.map(|t| now - t).or(sack_rtt).or_else(|| self.echo_rtt(now, seg)),
             RttModel::Ns3 if seg.ack <= self.rtt_history_from => None,
             // ns-3's `TcpOptionTS::ElapsedTimeFromTsValue`: whole ticks, and 1 µs for none.
             RttModel::Ns3 if self.ts_ok && seg.ts => {
@@ -1017,6 +1025,13 @@ impl TcpSocket {
             }
             RttModel::Ns3 => sent.map(|t| now - t),
         }
+    }
+
+    /// The RTT sample a SACK gives: from the oldest newly SACKed segment never retransmitted,
+    /// with `sack_rtt` and the Linux model (ns-3 takes none).
+    fn sack_rtt_sample(&self, now: SimTime, sacked_from: Option<SimTime>) -> Option<SimTime> {
+        let on = self.cfg.sack_rtt && self.cfg.rtt_model == RttModel::Linux;
+        sacked_from.filter(|_| on).map(|t| now - t)
     }
 
     /// The RTT an arriving segment's timestamp echo gives, if timestamps are in use.
@@ -1046,8 +1061,19 @@ impl TcpSocket {
         }
         self.rwnd = seg.window as u64;
         let ece = self.ecn_ok && seg.flags.has(TcpFlags::ECE);
-        let newly_sacked =
-            if self.sack_ok && !seg.sack.is_empty() { self.sb.apply_sack(seg.sack.as_slice()) } else { 0 };
+        let sacked = if self.sack_ok && !seg.sack.is_empty() {
+            self.sb.apply_sack(seg.sack.as_slice())
+        } else {
+            Sacked::default()
+        };
+        let newly_sacked = sacked.bytes;
+        let sack_rtt = self.sack_rtt_sample(now, sacked.rtt_from);
+        if ack == self.snd_una
+            && let Some(r) = sack_rtt
+        {
+            // Linux takes it on any ACK that SACKs new data, a duplicate ACK included.
+            self.rtt.on_sample(r);
+        }
         // Payload delivered by this ACK, each byte once (newly SACKed, or acknowledged and not
         // SACKed before).
         let mut delivered = newly_sacked;
@@ -1057,7 +1083,7 @@ impl TcpSocket {
         if ack > self.snd_una {
             let in_flight = self.sb.pipe();
             let acked = self.sb.ack_to(ack);
-            let rtt = self.rtt_sample(now, seg, acked.rtt_from);
+            let rtt = self.rtt_sample(now, seg, acked.rtt_from, sack_rtt);
             if let Some(r) = rtt {
                 self.rtt.on_sample(r);
             }
@@ -1771,6 +1797,36 @@ mod tests {
         };
         assert_eq!(rto_after(cfg()), SimTime::from_ms(400), "Karn: still backed off");
         assert_eq!(rto_after(with_ts()), SimTime::from_ms(200), "a sample from the echo");
+    }
+
+    /// Linux's `sack_rtt_us`: a duplicate ACK that SACKs data never retransmitted gives an RTT
+    /// sample, which ends a timeout's backoff; without it the backoff waits for a cumulative
+    /// ACK of such data.
+    #[test]
+    fn a_sack_of_data_never_retransmitted_gives_a_sample_that_ends_the_backoff() {
+        let rto_after_dupack = |sack_rtt: bool| {
+            // Two segments a window, no fast retransmit: a lost segment costs a timeout.
+            let c = with(|c| {
+                (c.sack_rtt, c.init_cwnd, c.dupthresh, c.limited_transmit) = (sack_rtt, 2, 10, false)
+            });
+            let mut h = Harness::new(c, c, MS);
+            // The first segment's first transmission is lost, and the duplicate ACK for the
+            // second: a timeout, whose retransmission's ACK gives no sample (Karn), so the
+            // backoff stays. Then the first of the next segments is lost once, and the
+            // ones after it are SACKed by duplicate ACKs.
+            h.drop = Box::new(|dir, i, o| match dir {
+                Dir::AtoB => !o.retransmission && [1, 1 + 2 * 1460].contains(&o.seg.seq),
+                Dir::BtoA => i == 1,
+            });
+            h.start(5 * 1460, false);
+            h.run_until(SimTime::from_ms(250));
+            let st = h.a.stats();
+            assert_eq!((st.timeouts, st.retransmissions), (1, 1), "{st:?}");
+            assert!(st.dupacks_received > 0, "the segments past the new hole are SACKed");
+            h.a.rto()
+        };
+        assert_eq!(rto_after_dupack(true), SimTime::from_ms(200), "a sample from the SACK");
+        assert_eq!(rto_after_dupack(false), SimTime::from_ms(400), "still backed off");
     }
 
     /// `RttModel::Ns3`: every ACK of new data ends the backoff, with a sample or without; after
