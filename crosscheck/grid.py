@@ -38,6 +38,8 @@ class Dumbbell:
     hystart: bool = True  # CUBIC only
     cubic_model: str = "rfc9438"  # routerlab only: "linux" is Linux's arithmetic (ns-3 follows it)
     rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
+    # routerlab only: when the window may grow; "none" grows it on every ACK, as ns-3's NewReno
+    cwnd_validation: str = "last-send"
     # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
     # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
     ns3_prr: str = "ns3"
@@ -73,6 +75,8 @@ class Incast:
     duration_s: float = 30.0  # a cap: the rounds end the run
     timestamps: bool = True
     rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
+    # routerlab only: when the window may grow; "none" grows it on every ACK, as ns-3's NewReno
+    cwnd_validation: str = "last-send"
     # ns-3 only: "linux" is ns-3's TCP taking RTT samples as Linux does (`LinuxRttSocket`).
     ns3_rtt: str = "ns3"
     ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
@@ -156,6 +160,21 @@ def points() -> list[Dumbbell | Incast]:
     for p in [q for q in grid if q.kind == "incast" and q.min_rto_ms == 1.0]:
         if p.rtt_model == "linux":
             grid.append(replace(p, name=f"{p.name}/ns3-linux-rtt", ns3_rtt="linux"))
+    # routerlab growing NewReno's window on every ACK, as ns-3's `TcpNewReno::IncreaseWindow`
+    # does whether or not the window limits sending; ns-3 unchanged.
+    for p in [
+        q
+        for q in grid
+        if q.name
+        in (
+            "dumbbell-newreno-20",
+            "incast-120-64pkts-1ms/no-timestamps",
+            "incast-40-256pkts-200ms/delay-spread",
+        )
+    ]:
+        grid.append(
+            replace(p, name=f"{p.name}/ns3-cwnd-growth", cwnd_validation="none", ns3_same_as=p.name)
+        )
     # ns-3's PRR counting as RFC 6937 does; routerlab unchanged (CUBIC also in Linux's
     # arithmetic, which ns-3's follows).
     for p in [q for q in grid if q.name in ("dumbbell-newreno-20", "dumbbell-cubic-20")]:

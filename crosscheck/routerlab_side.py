@@ -23,6 +23,7 @@ timestamps = {timestamps}
 rtt_model = "{rtt_model}"
 recovery = "prr"
 sack_rtt = false
+cwnd_validation = "{cwnd_validation}"
 delayed_ack = false
 min_rto = "{min_rto}"
 rto_granularity = "0s"
@@ -45,6 +46,7 @@ def transport(p: grid.Dumbbell | grid.Incast, cc: str) -> str:
         min_rto=f"{p.min_rto_ms:g}ms",
         timestamps=str(p.timestamps).lower(),
         rtt_model=p.rtt_model,
+        cwnd_validation=p.cwnd_validation,
         ecn=str(getattr(p, "ecn", False)).lower(),  # DCTCP negotiates ECN whatever this says
     )
 

@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::schema::{
-    Cc, ConnectMode, CubicCc, CubicModelName, DctcpCc, DupAckFilterName, ForwardingName, KaRoundingName,
-    KaStage, KickAssCc, Link, LinkState, MptcpPathsName, PermutationPattern, Queue, RcpStage, RecoveryName,
-    RttModelName, SpOccupancyName, SpStage, SpVariantName, TaqDropName, Topology, Transport, Workload,
+    Cc, ConnectMode, CubicCc, CubicModelName, CwndValidationName, DctcpCc, DupAckFilterName, ForwardingName,
+    KaRoundingName, KaStage, KickAssCc, Link, LinkState, MptcpPathsName, PermutationPattern, Queue, RcpStage,
+    RecoveryName, RttModelName, SpOccupancyName, SpStage, SpVariantName, TaqDropName, Topology, Transport,
+    Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Starts, Threshold};
 use super::{Scenario, ScenarioError};
@@ -31,7 +32,9 @@ use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedPar
 use crate::rng::{SimRng, StreamId};
 use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec, SpSenderSpec};
 use crate::tcp::cc::{CcConfig, CubicModel, CubicParams, DctcpParams, HystartParams};
-use crate::tcp::{DelayedAck, MptcpConfig, MptcpPaths, Recovery, RtoParams, RttModel, TcpConfig};
+use crate::tcp::{
+    CwndValidation, DelayedAck, MptcpConfig, MptcpPaths, Recovery, RtoParams, RttModel, TcpConfig,
+};
 use crate::topology::{self, BuiltTopology, DumbbellParams, FatTreeParams, ParkingLotParams, StarParams};
 use crate::units::{Rate, SimTime, Size};
 use crate::workload::cbr::Cbr;
@@ -107,6 +110,11 @@ impl Default for Transport {
                 RttModel::Ns3 => RttModelName::Ns3,
             },
             sack_rtt: d.sack_rtt,
+            cwnd_validation: match d.cwnd_validation {
+                CwndValidation::Linux => CwndValidationName::Linux,
+                CwndValidation::LastSend => CwndValidationName::LastSend,
+                CwndValidation::None => CwndValidationName::None,
+            },
             delayed_ack: d.delayed_ack.is_some(),
             delayed_ack_count: d.delayed_ack.unwrap_or(da).count,
             delayed_ack_timeout: PositiveDuration(d.delayed_ack.unwrap_or(da).timeout),
@@ -184,6 +192,11 @@ impl Transport {
                 RttModelName::Ns3 => RttModel::Ns3,
             },
             sack_rtt: self.sack_rtt,
+            cwnd_validation: match self.cwnd_validation {
+                CwndValidationName::Linux => CwndValidation::Linux,
+                CwndValidationName::LastSend => CwndValidation::LastSend,
+                CwndValidationName::None => CwndValidation::None,
+            },
             delayed_ack: self
                 .delayed_ack
                 .then_some(DelayedAck { count: self.delayed_ack_count, timeout: self.delayed_ack_timeout.0 }),

@@ -719,6 +719,8 @@ pub struct Transport {
     pub rtt_model: RttModelName,
     /// RTT samples from SACKs of data never retransmitted (Linux's `sack_rtt_us`).
     pub sack_rtt: bool,
+    /// When the window may grow: `"linux"`, `"last-send"` or `"none"`.
+    pub cwnd_validation: CwndValidationName,
     pub delayed_ack: bool,
     pub delayed_ack_count: u32,
     pub delayed_ack_timeout: PositiveDuration,
@@ -742,6 +744,20 @@ pub struct Transport {
     pub mptcp_coupled: bool,
     /// How MPTCP's subflows find their paths.
     pub mptcp_paths: MptcpPathsName,
+}
+
+/// `transport.cwnd_validation`: `"linux"` (Linux's `tcp_is_cwnd_limited`), `"last-send"`
+/// (routerlab's first model: the last send was stopped by the window) or `"none"` (grow on
+/// every ACK, as ns-3's `TcpNewReno`); see `tcp::CwndValidation`.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CwndValidationName {
+    #[default]
+    #[serde(rename = "linux")]
+    Linux,
+    #[serde(rename = "last-send")]
+    LastSend,
+    #[serde(rename = "none")]
+    None,
 }
 
 /// `transport.mptcp_paths`: `"hashed"` (each subflow's source port hashed through ECMP, as

@@ -46,6 +46,23 @@ pub enum Recovery {
     Rfc6675,
 }
 
+/// When the congestion controller may grow the window: only while the window is what limits
+/// sending (RFC 7661's concern), judged as Linux, as routerlab's first model, or not at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CwndValidation {
+    /// Linux's `tcp_cwnd_validate` and `tcp_is_cwnd_limited`: limited if at any send of the
+    /// current window less than a segment of it was left (sticky until that window is
+    /// acknowledged), or, in slow start, while cwnd is under twice the most data in flight in
+    /// the current window (so that an application-limited flow's window still doubles).
+    #[default]
+    Linux,
+    /// Limited if the last attempt to send was stopped by the window (routerlab before this
+    /// option).
+    LastSend,
+    /// Always limited: the window grows on every ACK (ns-3's `TcpNewReno`).
+    None,
+}
+
 /// How RTT samples are taken and when the RTO's backoff ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum RttModel {
@@ -109,6 +126,8 @@ pub struct TcpConfig {
     /// segment never retransmitted, on duplicate ACKs too, when the cumulative ACK gives none
     /// (Linux's `sack_rtt_us` in `tcp_ack_update_rtt`); as every sample, it ends the backoff.
     pub sack_rtt: bool,
+    /// When the window may grow (Linux's rule by default).
+    pub cwnd_validation: CwndValidation,
     /// With SACK: presume a retransmission lost again once data sent after it is SACKed, and
     /// resend it, instead of waiting for the timer (Linux's `tcp_mark_lost_retrans`, which RACK
     /// later generalized; RFC 6675 itself leaves lost retransmissions to the timer).
@@ -188,6 +207,7 @@ impl Default for TcpConfig {
             ts_tick: SimTime::from_ms(1),
             rtt_model: RttModel::Linux,
             sack_rtt: true,
+            cwnd_validation: CwndValidation::Linux,
             lost_retransmit_detection: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,

@@ -26,7 +26,7 @@ use super::receiver::{EcnEcho, Receiver};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Sacked, Scoreboard};
 use super::timestamps::TsClock;
-use super::{Recovery, RttModel, TcpConfig};
+use super::{CwndValidation, Recovery, RttModel, TcpConfig};
 use crate::mechanisms::ka::{RateProtocol, encoding as ka_code};
 use crate::net::packet::{Ecn, RateFields, SackList, TcpFlags, TcpSegment};
 use crate::units::{Rate, SimTime};
@@ -220,12 +220,46 @@ pub struct TcpSocket {
     /// below it give no sample.
     rtt_history_from: u64,
     sb: Scoreboard,
+    /// `CwndValidation::Linux`'s state (`tcp_cwnd_validate`).
+    cwnd_usage: CwndUsage,
 
     // --- handshake ---
     syn_due: bool,
     syn_retransmitted: bool,
     syn_sent_at: Option<SimTime>,
     syn_rto: SimTime,
+}
+
+/// How much of the window the current window's sends used, as Linux tracks it
+/// (`tcp_cwnd_validate`: `is_cwnd_limited`, `max_packets_out`, `cwnd_usage_seq`; in bytes).
+#[derive(Clone, Copy, Debug, Default)]
+struct CwndUsage {
+    /// Less than a segment of the window was left at some send of the current window.
+    limited: bool,
+    /// The most data in flight after a send of the current window.
+    max_in_flight: u64,
+    /// `snd_nxt` when the current window began: it ends once `snd_una` reaches it.
+    window_end: u64,
+}
+
+impl CwndUsage {
+    /// After an attempt to send (`tcp_write_xmit`'s end): note whether the window was the
+    /// limit, starting a new window once the last is acknowledged.
+    fn on_send(&mut self, sent: bool, in_flight: u64, w: &Window, snd_una: u64, snd_nxt: u64) {
+        let limited = in_flight + w.mss > w.cwnd;
+        if !(sent || limited) {
+            return;
+        }
+        if snd_una >= self.window_end || limited || (!self.limited && in_flight > self.max_in_flight) {
+            (self.limited, self.max_in_flight, self.window_end) = (limited, in_flight, snd_nxt);
+        }
+    }
+
+    /// `tcp_is_cwnd_limited`: limited in this window, or in slow start under twice its most
+    /// data in flight.
+    fn limited(&self, w: &Window) -> bool {
+        self.limited || (w.in_slow_start() && w.cwnd < 2 * self.max_in_flight)
+    }
 }
 
 impl TcpSocket {
@@ -268,6 +302,7 @@ impl TcpSocket {
             rtt: RttEstimator::new(cfg.rto),
             rtt_history_from: 0,
             sb: Scoreboard::new(),
+            cwnd_usage: CwndUsage::default(),
             ca: CaState::Open,
             dupacks: 0,
             recover: 0,
@@ -676,6 +711,25 @@ impl TcpSocket {
     }
 
     fn send_data(&mut self, now: SimTime, emit: &mut impl Transmit) {
+        let snd_nxt_before = self.snd_nxt;
+        self.send_data_loop(now, emit);
+        if self.cfg.cwnd_validation == CwndValidation::Linux {
+            // New data only: Linux validates in `tcp_write_xmit`, not for retransmissions.
+            let sent = self.snd_nxt > snd_nxt_before;
+            self.cwnd_usage.on_send(sent, self.sb.pipe(), &self.win, self.snd_una, self.snd_nxt);
+        }
+    }
+
+    /// Whether the congestion controller may grow the window on this ACK (`CwndValidation`).
+    fn cwnd_limited_now(&self) -> bool {
+        match self.cfg.cwnd_validation {
+            CwndValidation::Linux => self.cwnd_usage.limited(&self.win),
+            CwndValidation::LastSend => self.cwnd_limited,
+            CwndValidation::None => true,
+        }
+    }
+
+    fn send_data_loop(&mut self, now: SimTime, emit: &mut impl Transmit) {
         self.pace_wakeup = None;
         self.tx_blocked = false;
         let data_end = 1 + self.app_written;
@@ -1100,7 +1154,7 @@ impl TcpSocket {
                 srtt: self.rtt.srtt(),
                 min_rtt: self.rtt.min_rtt(),
                 in_flight,
-                cwnd_limited: self.cwnd_limited,
+                cwnd_limited: self.cwnd_limited_now(),
                 ece,
                 snd_una: ack,
                 snd_nxt: self.snd_nxt,
@@ -1183,7 +1237,7 @@ impl TcpSocket {
                 srtt: self.rtt.srtt(),
                 min_rtt: self.rtt.min_rtt(),
                 in_flight,
-                cwnd_limited: self.cwnd_limited,
+                cwnd_limited: self.cwnd_limited_now(),
                 ece,
                 snd_una: ack,
                 snd_nxt: self.snd_nxt,
@@ -1827,6 +1881,44 @@ mod tests {
         };
         assert_eq!(rto_after_dupack(true), SimTime::from_ms(200), "a sample from the SACK");
         assert_eq!(rto_after_dupack(false), SimTime::from_ms(400), "still backed off");
+    }
+
+    /// After a timeout of an application-limited flow the window is one segment, and the
+    /// ACK of the retransmission finds nothing more to send: Linux still grows the window in
+    /// slow start (it is under twice the most that was in flight in the window), the
+    /// last-send rule does not (the last send was not stopped by the window), and without
+    /// validation every ACK grows it.
+    #[test]
+    fn cwnd_validation_decides_whether_an_application_limited_window_grows() {
+        let cwnd_after = |v: CwndValidation| {
+            let c = with(|c| c.cwnd_validation = v);
+            let mut h = Harness::new(c, c, MS);
+            h.drop = Box::new(|dir, _, o| dir == Dir::AtoB && !o.retransmission && o.seg.seq == 1);
+            h.start(2 * 1460, false);
+            h.run_until(SimTime::from_ms(500));
+            assert_eq!(h.a.stats().timeouts, 1);
+            assert!(h.a.all_acked());
+            h.a.cwnd()
+        };
+        assert_eq!(cwnd_after(CwndValidation::Linux), 2 * 1460);
+        assert_eq!(cwnd_after(CwndValidation::LastSend), 1460);
+        assert_eq!(cwnd_after(CwndValidation::None), 2 * 1460);
+        // In congestion avoidance an application-limited window stays, unless unvalidated.
+        let grown = |v: CwndValidation| {
+            let c = with(|c| (c.cwnd_validation, c.initial_ssthresh) = (v, Some(2 * 1460)));
+            let mut h = Harness::new(c, c, MS);
+            h.start(1460, false);
+            for i in 1..=20 {
+                h.run_until(SimTime::from_ms(5 * i));
+                h.a.send(1460);
+                h.poll();
+            }
+            h.run_until(SimTime::from_ms(200));
+            assert!(h.a.all_acked());
+            h.a.cwnd() > 10 * 1460
+        };
+        assert!(!grown(CwndValidation::Linux) && !grown(CwndValidation::LastSend));
+        assert!(grown(CwndValidation::None));
     }
 
     /// `RttModel::Ns3`: every ACK of new data ends the backoff, with a sample or without; after
