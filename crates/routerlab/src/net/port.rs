@@ -406,8 +406,9 @@ impl Port {
             }
         }
         self.account_queue(now);
-        if let Some(o) = &mut self.observer {
-            o.on_arrival(now, pool.get_mut(pkt));
+        let local_delay = self.observer.is_some().then(|| self.rate().tx_time(self.occupancy_bytes(now)));
+        if let (Some(o), Some(delay)) = (&mut self.observer, local_delay) {
+            o.on_arrival(now, delay, pool.get_mut(pkt));
         }
         if self.stage.is_some() {
             let view = self.view();

@@ -482,6 +482,8 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 }
             }
             params.overpenalized_drops = t.overpenalized_drops.unwrap_or(params.overpenalized_drops);
+            params.overpenalized_first = t.overpenalized_first.unwrap_or(params.overpenalized_first);
+            params.syns_in_newflow = t.syns_in_newflow.unwrap_or(params.syns_in_newflow);
             params.drop = match t.drop {
                 Some(TaqDropName::Tail) => TaqDrop::Tail,
                 Some(TaqDropName::PushOut) | None => TaqDrop::PushOut,

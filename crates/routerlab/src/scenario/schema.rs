@@ -379,6 +379,12 @@ pub struct TaqQueue {
     pub newflow_share: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overpenalized_drops: Option<u32>,
+    /// OverPenalized before AboveFairShare (the paper's precedence; the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overpenalized_first: Option<bool>,
+    /// Handshake packets to NewFlow (the default), else to BelowFairShare.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syns_in_newflow: Option<bool>,
     /// "push-out" (the default) or "tail".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop: Option<TaqDropName>,

@@ -22,8 +22,11 @@ impl FlowObserver {
         FlowObserver { tracker }
     }
 
-    /// A packet arrived at the port.
-    pub fn on_arrival(&mut self, now: SimTime, p: &mut Packet) {
+    /// A packet arrived at the port, whose queue holds `local_delay` of transmission ahead of
+    /// it: the handshake's epoch sample counts it, as a TAQ queue's does (the first data
+    /// packet's wait here is part of its round trip).
+    pub fn on_arrival(&mut self, now: SimTime, local_delay: SimTime, p: &mut Packet) {
+        self.tracker.local_delay = local_delay;
         if let Some((_, retransmission)) = self.tracker.on_segment(now, p) {
             p.meta.flags.set(MetaFlags::OBSERVED_RETX, retransmission);
         }
@@ -64,20 +67,35 @@ mod tests {
         Packet::tcp_for_test(HostId(0), HostId(1), tcp)
     }
 
+    /// The handshake's epoch sample is the SYN-to-first-data gap plus the wait the first
+    /// data packet has ahead of it in the port's queue.
+    #[test]
+    fn the_first_epoch_counts_the_local_queue() {
+        let ms = SimTime::from_ms;
+        for wait in [0, 50] {
+            let mut o = FlowObserver::new(TrackerParams::default());
+            o.on_arrival(ms(0), ms(0), &mut segment(0, 0, true));
+            let mut first = segment(1, 500, false);
+            o.on_arrival(ms(100), ms(wait), &mut first);
+            let key = FlowKey::of(&first).unwrap().0;
+            assert_eq!(o.tracker.get(&key).unwrap().epoch, Some(ms(100 + wait)));
+        }
+    }
+
     #[test]
     fn a_pushed_out_retransmission_counts_as_one() {
         let mut o = FlowObserver::new(TrackerParams::default());
         let ms = SimTime::from_ms;
-        o.on_arrival(ms(0), &mut segment(0, 0, true));
+        o.on_arrival(ms(0), ms(0), &mut segment(0, 0, true));
         let mut first = segment(1, 500, false);
-        o.on_arrival(ms(100), &mut first);
+        o.on_arrival(ms(100), ms(0), &mut first);
         let mut retx = segment(1, 500, false);
-        o.on_arrival(ms(150), &mut retx);
+        o.on_arrival(ms(150), ms(0), &mut retx);
         assert!(
             !first.meta.flags.has(MetaFlags::OBSERVED_RETX) && retx.meta.flags.has(MetaFlags::OBSERVED_RETX)
         );
         // A newer segment arrives, then the queue pushes the retransmission out.
-        o.on_arrival(ms(160), &mut segment(501, 500, false));
+        o.on_arrival(ms(160), ms(0), &mut segment(501, 500, false));
         o.on_drop(ms(170), &retx);
         let key = FlowKey::of(&retx).unwrap().0;
         let f = o.tracker.get(&key).unwrap();

@@ -5,9 +5,9 @@
 //! | level | class | packets |
 //! |---|---|---|
 //! | 1 | Recovery | retransmissions; ordered by the flow's silence, longest first |
-//! | 2 | NewFlow | new data of new flows: in slow start, nothing lost yet |
-//! | 2 | OverPenalized | new data of flows with more than 2 drops here in this and the last epoch, not above the fair share |
-//! | 2 | BelowFairShare | new data of flows sending below the fair share; segments without payload |
+//! | 2 | NewFlow | handshake packets; new data of new flows: in slow start, nothing lost yet |
+//! | 2 | OverPenalized | new data of flows with more than 2 drops here in this and the last epoch |
+//! | 2 | BelowFairShare | new data of flows sending below the fair share; other segments without payload |
 //! | 3 | AboveFairShare | new data of flows sending above it |
 //!
 //! Level 1 is served first, but only while it has *credit*: every transmission earns it
@@ -31,14 +31,16 @@
 //!   (AboveFairShare, then NewFlow — admission is where contention is cut —, BelowFairShare,
 //!   OverPenalized, Recovery), pushed out for the arrival unless the arrival's class is no
 //!   higher (`drop = "push-out"`); or always the arrival (`drop = "tail"`);
-//! - OverPenalized is for flows penalized *below* their fair share: a flow above it that is
-//!   dropped is not over-penalized, and protecting it would let it keep the excess (we saw a
-//!   club of flows hold the link that way while the rest timed out);
+//! - OverPenalized takes precedence over AboveFairShare, as §4.2 says ("automatically
+//!   assigned"); `overpenalized_first = false` reserves it for flows *below* their fair share
+//!   (a flow above it that is dropped is not over-penalized, and protecting it would let it
+//!   keep the excess: we saw a club of flows hold the link that way while the rest timed out);
 //! - NewFlow holds flows that are new — in slow start and nothing lost yet; a flow back in
 //!   slow start after a timeout is classed by its rate like any other;
 //! - the shares: half the link for Recovery, a quarter for NewFlow;
-//! - segments without payload (SYNs, pure ACKs of reverse flows) go to BelowFairShare: they
-//!   are small and must not starve behind data.
+//! - handshake packets go to NewFlow (`syns_in_newflow`), the queue of connections that have
+//!   just begun; other segments without payload (pure ACKs of reverse flows) to
+//!   BelowFairShare: they are small and must not starve behind data.
 
 use std::collections::VecDeque;
 
@@ -92,6 +94,14 @@ pub struct TaqParams {
     /// A flow with more drops than this in this and the last epoch is OverPenalized: the
     /// paper's "more than 2 packet drops".
     pub overpenalized_drops: u32,
+    /// OverPenalized takes precedence over AboveFairShare: §4.2, "once a flow is penalized
+    /// with more than 2 packet drops in an epoch, the flow is automatically assigned to the
+    /// OverPenalized queue" (the default). Off: only flows below their fair share are.
+    pub overpenalized_first: bool,
+    /// Handshake packets (SYN, SYN-ACK) go to NewFlow, the queue of connections that have
+    /// just begun (§4.2), where its share limits how fast new connections come in (the
+    /// default). Off: to BelowFairShare, with the other segments without payload.
+    pub syns_in_newflow: bool,
     pub drop: TaqDrop,
     /// How often the fair share (active flows) is recomputed: 10 ms (ours).
     pub fair_share_refresh: SimTime,
@@ -114,6 +124,8 @@ impl Default for TaqParams {
             newflow_share: 0.25,
             credit_burst: 2.0,
             overpenalized_drops: 2,
+            overpenalized_first: true,
+            syns_in_newflow: true,
             drop: TaqDrop::PushOut,
             fair_share_refresh: SimTime::from_ms(10),
             tracker: TrackerParams::default(),
@@ -121,6 +133,17 @@ impl Default for TaqParams {
             two_way: false,
         }
     }
+}
+
+/// What classifying an arriving segment reads of it.
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    /// The tracker judged it a retransmission.
+    retransmission: bool,
+    /// Payload bytes.
+    len: u32,
+    /// A handshake packet (SYN or SYN-ACK).
+    syn: bool,
 }
 
 /// A queued packet: its arrival order (for level 2's FIFO across classes), its flow and, in
@@ -194,7 +217,11 @@ impl TaqQueue {
     }
 
     /// Which class an arriving segment goes to (the tracker has seen it).
-    fn classify(&self, now: SimTime, key: &FlowKey, retransmission: bool, len: u32) -> (TaqClass, u32) {
+    fn classify(&self, now: SimTime, key: &FlowKey, seg: Segment) -> (TaqClass, u32) {
+        let Segment { retransmission, len, syn } = seg;
+        if syn && self.p.syns_in_newflow {
+            return (TaqClass::NewFlow, 0);
+        }
         let Some(f) = self.tracker.get(key) else { return (TaqClass::BelowFairShare, 0) };
         if len == 0 {
             return (TaqClass::BelowFairShare, 0);
@@ -211,9 +238,12 @@ impl TaqQueue {
         if f.state == FlowState::SlowStart && f.losses == 0 {
             return (TaqClass::NewFlow, 0);
         }
-        if f.rate_bps(now, &self.p.tracker) >= self.fair_share_bps() {
+        let over_penalized = f.current.drops + f.previous.drops > self.p.overpenalized_drops;
+        if over_penalized && self.p.overpenalized_first {
+            (TaqClass::OverPenalized, 0)
+        } else if f.rate_bps(now, &self.p.tracker) >= self.fair_share_bps() {
             (TaqClass::AboveFairShare, 0)
-        } else if f.current.drops + f.previous.drops > self.p.overpenalized_drops {
+        } else if over_penalized {
             (TaqClass::OverPenalized, 0)
         } else {
             (TaqClass::BelowFairShare, 0)
@@ -264,9 +294,13 @@ impl TaqQueue {
         let seen = self.tracker.on_segment(now, p);
         let key = seen.map(|(k, _)| k);
         let (seq, payload) = if key.is_some() { (p.tcp.seq, p.tcp.payload_len as u32) } else { (0, 0) };
-        let retransmission = seen.is_some_and(|(_, r)| r);
+        let seg = Segment {
+            retransmission: seen.is_some_and(|(_, r)| r),
+            len: payload,
+            syn: key.is_some() && p.tcp.flags.has(TcpFlags::SYN),
+        };
         let (class, priority) = match key {
-            Some(k) => self.classify(now, &k, retransmission, payload),
+            Some(k) => self.classify(now, &k, seg),
             None => (TaqClass::AboveFairShare, 0),
         };
         self.order += 1;
@@ -506,7 +540,11 @@ mod tests {
             b.offer(ms(150), 2, 1 + MSS as u64 * (1 + i), MSS);
         }
         assert_eq!(b.q.class_enqueued[TaqClass::Recovery as usize], 20);
-        assert_eq!(b.q.class_enqueued[TaqClass::NewFlow as usize], 20 + 2, "and both first segments");
+        assert_eq!(
+            b.q.class_enqueued[TaqClass::NewFlow as usize],
+            20 + 2 + 2,
+            "and both SYNs and first segments"
+        );
         let order: Vec<u32> = (0..20).map(|_| b.take(ms(150)).unwrap()).collect();
         assert_eq!(order[..3], [1, 1, 1], "the saved credit first");
         let recovery = order.iter().filter(|&&s| s == 1).count();
@@ -587,6 +625,44 @@ mod tests {
         assert_eq!(b.take(ms(4099)), None);
         assert_eq!(b.take(ms(4100)), Some(5));
         assert_eq!(b.q.admission.as_ref().unwrap().stats.released_by_t_wait, 1);
+    }
+
+    /// §4.2: a flow with more than 2 drops is OverPenalized even above its fair share (the
+    /// default); with `overpenalized_first` off it stays AboveFairShare.
+    #[test]
+    fn a_flow_dropped_more_than_twice_is_over_penalized_even_above_its_share() {
+        let class_of_next = |first: bool| {
+            let mut b = Bench::new(TaqParams { overpenalized_first: first, ..Default::default() });
+            b.open(1);
+            b.open(2);
+            // Flow 1 sends far above half of 1 Mbps in this epoch, and loses three segments.
+            let mut seq = 1 + MSS as u64;
+            for _ in 0..30 {
+                b.offer(ms(110), 1, seq, MSS);
+                seq += MSS as u64;
+            }
+            for i in 0..3 {
+                b.q.tracker.on_drop(ms(110), key(1), 1 + MSS as u64 * (1 + i), MSS, false);
+            }
+            let before = b.q.class_enqueued;
+            b.offer(ms(120), 1, seq, MSS);
+            let after = b.q.class_enqueued;
+            TaqClass::ALL.into_iter().find(|&c| after[c as usize] > before[c as usize]).unwrap()
+        };
+        assert_eq!(class_of_next(true), TaqClass::OverPenalized);
+        assert_eq!(class_of_next(false), TaqClass::AboveFairShare);
+    }
+
+    /// §4.2: a handshake packet is a new connection's and goes to NewFlow (the default), or
+    /// with the other segments without payload to BelowFairShare.
+    #[test]
+    fn a_syn_goes_to_newflow() {
+        for (in_newflow, class) in [(true, TaqClass::NewFlow), (false, TaqClass::BelowFairShare)] {
+            let mut b = Bench::new(TaqParams { syns_in_newflow: in_newflow, ..Default::default() });
+            let syn = segment(&mut b.pool, 4, 0, 0, true);
+            b.q.enqueue(ms(0), syn, &mut b.pool, &mut b.drops);
+            assert_eq!(b.q.class_enqueued[class as usize], 1, "syns_in_newflow = {in_newflow}");
+        }
     }
 
     #[test]
