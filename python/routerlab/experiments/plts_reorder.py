@@ -65,6 +65,10 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         quantities["throughput_ratio_agent_over_rr_data"] = ratio(
             "rr-data-agent-percentile", "rr-data"
         )
+    if {"rr-data-red", "rr-data-agent-ecn"} <= set(schemes):
+        quantities["throughput_ratio_ecn_agent_over_rr_red_data"] = ratio(
+            "rr-data-agent-ecn", "rr-data-red"
+        )
     if {"rr-agent-ecn-slow", "ecmp-red-slow"} <= set(schemes):
         quantities["throughput_ratio_ecn_agent_over_ecmp_red_slow"] = ratio(
             "rr-agent-ecn-slow", "ecmp-red-slow"
