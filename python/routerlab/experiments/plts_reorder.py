@@ -65,9 +65,16 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         quantities["throughput_ratio_agent_over_rr_data"] = ratio(
             "rr-data-agent-percentile", "rr-data"
         )
-    if {"rr-data-red", "rr-data-agent-ecn"} <= set(schemes):
-        quantities["throughput_ratio_ecn_agent_over_rr_red_data"] = ratio(
-            "rr-data-agent-ecn", "rr-data-red"
+    if {"rr-red-dupthresh-paths", "rr-agent-ecn-dupthresh-paths"} <= set(schemes):
+        quantities["ecn_agent_gain_dupthresh_3_minus_paths"] = mean_ci(
+            a / b - c / d
+            for a, b, c, d in zip(
+                at("rr-agent-ecn"),
+                at("rr-red"),
+                at("rr-agent-ecn-dupthresh-paths"),
+                at("rr-red-dupthresh-paths"),
+                strict=True,
+            )
         )
     if {"rr-agent-ecn-slow", "ecmp-red-slow"} <= set(schemes):
         quantities["throughput_ratio_ecn_agent_over_ecmp_red_slow"] = ratio(
