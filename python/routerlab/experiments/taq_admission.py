@@ -53,6 +53,10 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         for cls in ("small", "large")
         for what in ("median", "worst")
     }
+    if ("taq-ac-own-readings", "small", "worst") in stat:
+        quantities["small_worst_ratio_own_readings"] = ratio(
+            "small", "worst", "taq-ac-own-readings"
+        )
 
     rows = defaultdict(list)
     for q, cls in sorted(pooled):

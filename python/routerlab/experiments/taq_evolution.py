@@ -72,14 +72,23 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     def at(q, n, c):
         return [share[q, n][s][CATEGORIES.index(c)] for s in seeds]
 
-    def diff(c):
-        pairs = zip(at("taq", 180, c), at("droptail", 180, c), strict=True)
+    def diff(c, taq="taq"):
+        pairs = zip(at(taq, 180, c), at("droptail", 180, c), strict=True)
         return mean_ci(a - b for a, b in pairs)
 
     quantities = {
         "stalled_share_taq_180": mean_ci(at("taq", 180, "stalled")),
         "stalled_taq_minus_droptail_180": diff("stalled"),
         "maintained_taq_minus_droptail_180": diff("maintained"),
+        **(
+            {
+                "maintained_taq_own_readings_minus_droptail_180": diff(
+                    "maintained", "taq-own-readings"
+                )
+            }
+            if ("taq-own-readings", 180) in share
+            else {}
+        ),
         "maintained_cv_taq_minus_droptail_180": mean_ci(
             cv["taq", 180][s] - cv["droptail", 180][s] for s in seeds
         ),
