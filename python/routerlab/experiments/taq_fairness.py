@@ -32,7 +32,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     def at(name, q, s, n):
         return metric[name][q][s][n]
 
-    judged = [n for n in ns if share_bps(n) >= c["judged_share_bps"]]
+    judged = [n for n in ns if share_bps(n) < c["judged_share_bps"]]
     quantities = {
         "jain20_taq_minus_droptail_min": mean_ci(
             min(at("jain20", "taq", s, n) - at("jain20", "droptail", s, n) for n in ns)

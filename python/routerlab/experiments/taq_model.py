@@ -46,9 +46,16 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         errs = [abs(sim - model) for p, sim, model in per[s].values() if p > c["judged_p"]]
         return max(errs) if errs else float("nan")
 
-    share = {p: taq.summary(p, w_max)["timeout_share"] for p in (0.1, 0.2)}
+    # The model's knee, judged by its slope: the timeout share's mean rise per unit of p
+    # beyond p = 0.1 (to 0.2) over that below it (from 0), and where the rise is steepest.
+    grid_p = np.round(np.arange(0.0, 0.2001, 0.005), 3)
+    share = {p: taq.summary(p, w_max)["timeout_share"] if p > 0 else 0.0 for p in grid_p}
+    slope = np.gradient([share[p] for p in grid_p], grid_p)
     quantities = {
-        "model_timeout_share_ratio_0.2_over_0.1": Estimate(share[0.2] / share[0.1], None, None, 1),
+        "model_slope_ratio_beyond_0.1": Estimate(
+            (share[0.2] - share[0.1]) / (share[0.1] - share[0.0]), None, None, 1
+        ),
+        "model_steepest_p": Estimate(float(grid_p[int(np.argmax(slope))]), None, None, 1),
         "max_abs_error_sent0_above_judged_p": mean_ci(worst(s) for s in seeds),
     }
 
