@@ -3,6 +3,8 @@ the `stages` table, summed over a run's routers and hosts."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import Run
 from .stages import stage_counters
 
@@ -42,3 +44,12 @@ def length_shares(run: Run) -> dict[str, float] | None:
     counts = {b: c.get(f"packets_in_length_{b}", 0) for b in LENGTH_BINS}
     total = sum(counts.values())
     return {b: n / total for b, n in counts.items()} if total else None
+
+
+def transfer_times(run: Run) -> np.ndarray:
+    """Each transfer's time from its start to its last byte acknowledged, in the transfers
+    table's order; an unfinished one counts to the run's end."""
+    t = run.tables["transfers"]
+    start = np.asarray(t.column("start_s"), dtype=float)
+    end = np.asarray(t.column("end_s").to_pylist(), dtype=float)  # None -> nan
+    return np.where(np.isnan(end), float(run.summary["sim_seconds"]), end) - start

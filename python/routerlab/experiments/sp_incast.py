@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from . import Analysis
 from .plots import figure
-from .sp_common import mean_or_none, mean_sp_length, partial_share
+from .sp_common import mean_or_none, mean_sp_length, partial_share, transfer_times
 from .stats import mean_ci
 
 #: Full-sized segments' payload: flow sizes are multiples of it.
@@ -24,15 +24,6 @@ MAX_SP_LENGTHS = (10, 1)
 
 def jitter_us(j: str) -> float:
     return float(j.removesuffix("us")) if j.endswith("us") else float(j.removesuffix("ms")) * 1e3
-
-
-def transfer_times(run) -> np.ndarray:
-    """Each block's time from its write to its last byte acknowledged (an unfinished one counts
-    to the run's end): the FCT of a connection opened ahead, without its handshake."""
-    t = run.tables["transfers"]
-    start = np.asarray(t.column("start_s"), dtype=float)
-    end = np.asarray(t.column("end_s").to_pylist(), dtype=float)
-    return np.where(np.isnan(end), float(run.summary["sim_seconds"]), end) - start
 
 
 def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
@@ -51,6 +42,7 @@ def analyze(exp: dict, runs: list, quick: bool) -> Analysis:  # noqa: ARG001
         jitter = r.params.get("jitter", BASE_JITTER)
         key = (r.params["router"], int(r.params["flow_bytes"]) // MSS)
         if r.params.get("handshake") == "ahead":
+            # A block's time from its write: the connection was opened ahead, not with it.
             ahead[(*key, jitter)][r.seed] = float(np.mean(transfer_times(r)))
             continue
         flows = r.tables["flows"]

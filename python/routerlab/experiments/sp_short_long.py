@@ -11,7 +11,14 @@ import pyarrow as pa
 
 from . import Analysis
 from .plots import figure
-from .sp_common import LENGTH_BINS, flow_groups, length_shares, mean_or_none, partial_share
+from .sp_common import (
+    LENGTH_BINS,
+    flow_groups,
+    length_shares,
+    mean_or_none,
+    partial_share,
+    transfer_times,
+)
 from .stats import mean_ci
 
 #: When the first burst starts (the template's `start` of the short flows).
@@ -46,13 +53,10 @@ ARMS = (
 
 
 def short_fcts(run) -> np.ndarray:
-    t = run.tables["transfers"]
     group = flow_groups(run)
-    start = np.asarray(t.column("start_s"), dtype=float)
-    end = np.asarray(t.column("end_s").to_pylist(), dtype=float)
-    short = np.asarray([group[f] == "short" for f in t.column("flow_id").to_pylist()])
-    took = np.where(np.isnan(end), float(run.summary["sim_seconds"]) - start, end - start)
-    return np.sort(took[short])
+    ids = run.tables["transfers"].column("flow_id").to_pylist()
+    short = np.asarray([group[f] == "short" for f in ids])
+    return np.sort(transfer_times(run)[short])
 
 
 def long_throughput(run) -> float:

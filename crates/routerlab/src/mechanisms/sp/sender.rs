@@ -78,7 +78,7 @@ pub const LENGTH_BINS: [&str; 6] = [
 impl SpSenderStats {
     /// Count `packets` sent in an SP of `length` (1: a single).
     fn count(&mut self, length: usize, packets: u64) {
-        let bin = (usize::BITS - 1 - length.max(1).leading_zeros()) as usize;
+        let bin = length.max(1).ilog2() as usize;
         self.packets_by_length[bin.min(LENGTH_BINS.len() - 1)] += packets;
     }
 }

@@ -297,7 +297,7 @@ impl TaqQueue {
         let seg = Segment {
             retransmission: seen.is_some_and(|(_, r)| r),
             len: payload,
-            syn: key.is_some() && p.tcp.flags.has(TcpFlags::SYN),
+            syn: p.tcp.flags.has(TcpFlags::SYN),
         };
         let (class, priority) = match key {
             Some(k) => self.classify(now, &k, seg),
