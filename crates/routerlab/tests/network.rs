@@ -659,6 +659,9 @@ fn spraying_policies_spread_one_flow_over_every_core_link() {
     let c = one_flow("spray-cnt");
     let total = c.iter().sum::<u64>() as f64;
     assert!(c.iter().all(|&n| n as f64 > 0.2 * total), "{c:?}");
+    // Ties broken by rotation: the lone flow goes round the core links as round robin does.
+    let c = one_flow("spray-cnt-rotate");
+    assert!(c[0] > 1000 && c[3] - c[0] <= 2, "spray-cnt-rotate: {c:?}");
     // Counting only bytes waiting, with ties to the first port, keeps it on one path.
     assert_eq!(one_flow("spray-cnt-waiting").iter().filter(|&&n| n > 100).count(), 1);
     // Two flows from one edge switch into the uplinks: queues form and CNT spreads them.

@@ -18,9 +18,9 @@ from .stats import add_row, mean_ci
 POD = 1
 
 
-def spreads(queues: pa.Table, start: float, end: float) -> tuple[np.ndarray, np.ndarray]:
+def spreads(queues: pa.Table, start: float, end: float) -> tuple[np.ndarray, np.ndarray, float]:
     """Per sample time in [start, end): max − min of queue bytes and of utilization across
-    the core -> pod links."""
+    the core -> pod links; and their mean utilization (the load on them)."""
     links = queues.column("link").to_pylist()
     into_pod = pa.array([lk.startswith("c") and f"->a{POD}_" in lk for lk in links])
     t = queues.column("t_s")
@@ -29,12 +29,13 @@ def spreads(queues: pa.Table, start: float, end: float) -> tuple[np.ndarray, np.
     by_time: dict[float, list[tuple[int, float]]] = defaultdict(list)
     for ts, b, u in zip(q["t_s"], q["queue_bytes"], q["utilization"], strict=True):
         by_time[ts].append((b, u))
-    q_spread, u_spread = [], []
+    q_spread, u_spread, load = [], [], []
     for ts in sorted(by_time):
         b, u = zip(*by_time[ts], strict=True)
         q_spread.append(max(b) - min(b))
         u_spread.append(max(u) - min(u))
-    return np.asarray(q_spread, dtype=float), np.asarray(u_spread)
+        load.append(float(np.mean(u)))
+    return np.asarray(q_spread, dtype=float), np.asarray(u_spread), float(np.mean(load))
 
 
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
@@ -42,12 +43,13 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     per: dict[str, dict[int, dict[str, float]]] = defaultdict(dict)
     ranked: dict[str, list[tuple[np.ndarray, np.ndarray]]] = defaultdict(list)
     for r in runs:
-        qs, us = spreads(r.tables["queues"], c["window_start_s"], c["window_end_s"])
+        qs, us, load = spreads(r.tables["queues"], c["window_start_s"], c["window_end_s"])
         per[r.params["scheme"]][r.seed] = {
             "max_queue_spread": float(qs.max()),
             "mean_queue_spread": float(qs.mean()),
             "max_util_spread": float(us.max()),
             "mean_util_spread": float(us.mean()),
+            "mean_utilization": load,
         }
         ranked[r.params["scheme"]].append((np.sort(qs), np.sort(us)))
     schemes = [s for s in exp["grid"]["scheme"] if s in per]
@@ -58,10 +60,8 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
 
     rows = defaultdict(list)
     for scheme in schemes:
-        extra = {
-            m: mean_ci(at(scheme, m)).mean
-            for m in ("mean_queue_spread", "max_util_spread", "mean_util_spread")
-        }
+        metrics = ("mean_queue_spread", "max_util_spread", "mean_util_spread", "mean_utilization")
+        extra = {m: mean_ci(at(scheme, m)).mean for m in metrics}
         est = mean_ci(at(scheme, "max_queue_spread"))
         add_row(rows, {"scheme": scheme}, est, "max_queue_spread_bytes", 1.0, extra)
 
@@ -76,6 +76,15 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             )
         ),
     }
+    if "spray-rr-light" in per:
+        quantities["rr_light_spread_ratio"] = mean_ci(
+            a / b if b > 0 else float("nan")
+            for a, b in zip(
+                at("spray-rr-light", "max_queue_spread"),
+                at("spray-rr", "max_queue_spread"),
+                strict=True,
+            )
+        )
 
     def draw(index, ylabel, log):
         def d(ax):

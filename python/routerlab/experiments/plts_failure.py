@@ -1,6 +1,8 @@
 """Analysis of plts-failure: per scheme, with and without the failed core link, the mean
 throughput (share of ideal) of the flows into the affected pod and of the others; how much
-each scheme loses to the failure."""
+each scheme loses to the failure; the fast recoveries of the flows that never touch the pod
+and the drops in the whole fabric; and the queues on the core links that take the traffic
+shifted off the failed link, against those on the other core links."""
 
 from __future__ import annotations
 
@@ -18,6 +20,23 @@ from .stats import add_row, mean_ci
 GROUPS = ("into_pod", "others", "out_of_pod", "elsewhere", "all")
 
 
+def core_link_queues(links: pa.Table, pod: int, k: int) -> tuple[float, float]:
+    """Mean bytes waiting (time average) per core link that carries traffic shifted off the
+    failed link c0 – a<pod>_0, outside the pod: aggregation switch 0 of every other pod with
+    c1 … c(k/2 − 1), both ways (what c0 carried to and from the pod now crosses them); and the
+    same per other aggregation – core link of the other pods."""
+    shifted = {f"c{c}" for c in range(1, k // 2)}
+    hit, rest = [], []
+    names = links["link"].to_pylist()
+    for name, q in zip(names, links["mean_queue_bytes"].to_pylist(), strict=True):
+        a, b = name.split("->")
+        agg, core = (a, b) if b.startswith("c") else (b, a)
+        if not (core.startswith("c") and agg.startswith("a")) or agg.startswith(f"a{pod}_"):
+            continue
+        (hit if agg.endswith("_0") and core in shifted else rest).append(q)
+    return float(np.mean(hit)), float(np.mean(rest))
+
+
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     c = exp["constants"]
     ideal = ideal_bps(exp)
@@ -28,7 +47,13 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         share = np.asarray(f["goodput_bps"]) / ideal
         into = np.asarray([d in pod_hosts for d in f["dst"]])
         out = np.asarray([s in pod_hosts for s in f["src"]])
+        shifted, other = core_link_queues(r.tables["links"], c["failed_pod"], c["k"])
+        recoveries = np.asarray(f["fast_recoveries"], dtype=float)
         per[r.params["scheme"], r.params["failure"]][r.seed] = {
+            "elsewhere_recoveries": float(recoveries[~out & ~into].mean()),
+            "fabric_drops": float(sum(r.tables["links"]["drops"].to_pylist())),
+            "shifted_link_queue": shifted,
+            "other_link_queue": other,
             "into_pod": float(share[into].mean()),
             "others": float(share[~into].mean()),
             "out_of_pod": float(share[out & ~into].mean()),
@@ -61,9 +86,37 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
                     "throughput_of_ideal",
                 )
 
+    def queue_growth(scheme):
+        """Per seed: how much the failure lengthens the queues on the shifted links, over how
+        much it lengthens those on the other core links (each + 1 byte, so that no run
+        divides by 0)."""
+        return [
+            ((fs + 1) / (ns + 1)) / ((fo + 1) / (no + 1))
+            for fs, ns, fo, no in zip(
+                at(scheme, "core-link", "shifted_link_queue"),
+                at(scheme, "none", "shifted_link_queue"),
+                at(scheme, "core-link", "other_link_queue"),
+                at(scheme, "none", "other_link_queue"),
+                strict=True,
+            )
+        ]
+
     quantities = {
         "into_pod_fail_over_none_spray-rr-flow": mean_ci(kept("spray-rr-flow", "into_pod")),
         "others_fail_over_none_spray-rr-flow": mean_ci(kept("spray-rr-flow", "others")),
+        "elsewhere_fail_over_none_spray-rr-flow": mean_ci(kept("spray-rr-flow", "elsewhere")),
+        "shifted_queue_growth_spray-rr-flow": mean_ci(queue_growth("spray-rr-flow")),
+        "elsewhere_recoveries_fail_over_none_spray-rr-flow": mean_ci(
+            (x + 1) / (y + 1)
+            for x, y in zip(
+                at("spray-rr-flow", "core-link", "elsewhere_recoveries"),
+                at("spray-rr-flow", "none", "elsewhere_recoveries"),
+                strict=True,
+            )
+        ),
+        "fabric_drops_spray-rr-flow_core-link": mean_ci(
+            at("spray-rr-flow", "core-link", "fabric_drops")
+        ),
         "into_pod_loss_ecmp_minus_rr_flow": mean_ci(
             (1 - a) - (1 - b)
             for a, b in zip(
@@ -95,8 +148,18 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         axes[0].set_ylabel("throughput (% of ideal)")
         axes[0].legend()
 
+    queues = defaultdict(list)
+    for scheme in schemes:
+        for failure in failures:
+            queues["scheme"].append(scheme)
+            queues["failure"].append(failure)
+            for key in ("shifted_link_queue", "other_link_queue"):
+                queues[f"{key}_bytes"].append(float(np.mean(at(scheme, failure, key))))
+            for key in ("elsewhere_recoveries", "fabric_drops"):
+                queues[key].append(float(np.mean(at(scheme, failure, key))))
+
     return Analysis(
         quantities=quantities,
-        tables={"failure": pa.table(dict(rows))},
+        tables={"failure": pa.table(dict(rows)), "reordering": pa.table(dict(queues))},
         figures=[figure(draw, "throughput", f"{exp['id']}: c0 - a1_0 down", ncols=2)],
     )

@@ -77,6 +77,13 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             a - b for a, b in zip(at("spray-rr", "jain"), at("ecmp", "jain"), strict=True)
         ),
     }
+    if "spray-cnt-rotate" in schemes:
+        quantities["cnt_rotate_minus_rr"] = mean_ci(
+            a - b
+            for a, b in zip(
+                at("spray-cnt-rotate", "throughput"), at("spray-rr", "throughput"), strict=True
+            )
+        )
 
     def draw_bars(ax):
         width = 0.8 / len(queues)

@@ -40,6 +40,7 @@ impl ForwardingPolicy {
             ForwardingPolicy::Ecmp => "ecmp",
             ForwardingPolicy::SprayRandom => "spray-rnd",
             ForwardingPolicy::SprayLeastQueue(CntReading::Occupancy) => "spray-cnt",
+            ForwardingPolicy::SprayLeastQueue(CntReading::OccupancyRotating) => "spray-cnt-rotate",
             ForwardingPolicy::SprayLeastQueue(CntReading::WaitingFirstPort) => "spray-cnt-waiting",
             ForwardingPolicy::SprayRoundRobin(RrScope::Switch) => "spray-rr",
             ForwardingPolicy::SprayRoundRobin(RrScope::SwitchData) => "spray-rr-data",
@@ -110,7 +111,7 @@ impl Forwarder {
             ForwardingPolicy::Ecmp => self.ecmp(hops, pkt.meta.flow_hash),
             ForwardingPolicy::SprayRandom => spray::random(hops, &mut self.rng),
             ForwardingPolicy::SprayLeastQueue(reading) => {
-                spray::least_queue(hops, ports, now, reading, &mut self.rng)
+                spray::least_queue(hops, ports, now, reading, &mut self.rng, &mut self.rr.cnt_rotation)
             }
             ForwardingPolicy::SprayRoundRobin(scope) => self.rr.choose(scope, hops, pkt),
         }

@@ -1104,6 +1104,7 @@ fn set_forwarding(f: &super::schema::Forwarding, spec: &mut TopologySpec, p: &mu
         ForwardingName::Ecmp => ForwardingPolicy::Ecmp,
         ForwardingName::SprayRnd => ForwardingPolicy::SprayRandom,
         ForwardingName::SprayCnt => ForwardingPolicy::SprayLeastQueue(CntReading::Occupancy),
+        ForwardingName::SprayCntRotate => ForwardingPolicy::SprayLeastQueue(CntReading::OccupancyRotating),
         ForwardingName::SprayCntWaiting => ForwardingPolicy::SprayLeastQueue(CntReading::WaitingFirstPort),
         ForwardingName::SprayRr => ForwardingPolicy::SprayRoundRobin(RrScope::Switch),
         ForwardingName::SprayRrData => ForwardingPolicy::SprayRoundRobin(RrScope::SwitchData),

@@ -801,6 +801,8 @@ pub enum ForwardingName {
     SprayRnd,
     #[serde(rename = "spray-cnt")]
     SprayCnt,
+    #[serde(rename = "spray-cnt-rotate")]
+    SprayCntRotate,
     #[serde(rename = "spray-cnt-waiting")]
     SprayCntWaiting,
     #[serde(rename = "spray-rr")]

@@ -10,7 +10,10 @@
 //!   ([`CntReading::Occupancy`]) we count the port's whole occupancy — the bytes waiting plus
 //!   what is left of the packet in service — and break ties at random from the switch's own
 //!   stream: an idle port and one that has just started a packet are then told apart, and a
-//!   lone flow spreads over equal idle ports. [`CntReading::WaitingFirstPort`] counts only the
+//!   lone flow spreads over equal idle ports. [`CntReading::OccupancyRotating`] counts the same
+//!   and breaks ties by rotation instead (the first tied port after the one chosen last, one
+//!   pointer per switch): where nearly every choice is a tie between idle ports, CNT then
+//!   sprays as round robin does rather than as RND. [`CntReading::WaitingFirstPort`] counts only the
 //!   bytes waiting and gives ties to the first port: at low load almost every packet then takes
 //!   the first port (each leaves the queue at once, so the queues all read 0) until a queue
 //!   forms there.
@@ -42,12 +45,15 @@ pub enum CntReading {
     /// Bytes waiting plus the rest of the packet in service; ties at random.
     #[default]
     Occupancy,
+    /// The same occupancy; ties to the first tied port after the one chosen last.
+    OccupancyRotating,
     /// Bytes waiting only; ties to the first port in order.
     WaitingFirstPort,
 }
 
 /// PLTS-CNT: the one of `hops` with the fewest bytes, as `reading` counts them; `rng` (the
-/// switch's stream) breaks ties under [`CntReading::Occupancy`].
+/// switch's stream) breaks ties under [`CntReading::Occupancy`], `rotation` (the switch's
+/// pointer) under [`CntReading::OccupancyRotating`].
 #[inline]
 pub fn least_queue(
     hops: &[PortId],
@@ -55,9 +61,13 @@ pub fn least_queue(
     now: SimTime,
     reading: CntReading,
     rng: &mut SimRng,
+    rotation: &mut u32,
 ) -> PortId {
+    if reading == CntReading::OccupancyRotating {
+        return least_occupied_rotating(hops, ports, now, rotation);
+    }
     let bytes = |h: PortId| match reading {
-        CntReading::Occupancy => ports[h.idx()].occupancy_bytes(now),
+        CntReading::Occupancy | CntReading::OccupancyRotating => ports[h.idx()].occupancy_bytes(now),
         CntReading::WaitingFirstPort => ports[h.idx()].queue_bytes(),
     };
     let mut best = hops[0];
@@ -76,6 +86,24 @@ pub fn least_queue(
         }
     }
     best
+}
+
+/// The least occupied of `hops`, scanning from the port after the one chosen last, so that
+/// ties go round in turn.
+#[inline]
+fn least_occupied_rotating(hops: &[PortId], ports: &[Port], now: SimTime, rotation: &mut u32) -> PortId {
+    let n = hops.len();
+    let start = *rotation as usize % n;
+    let (mut best_i, mut best_bytes) = (start, ports[hops[start].idx()].occupancy_bytes(now));
+    for k in 1..n {
+        let i = (start + k) % n;
+        let b = ports[hops[i].idx()].occupancy_bytes(now);
+        if b < best_bytes {
+            (best_i, best_bytes) = (i, b);
+        }
+    }
+    *rotation = (best_i + 1) as u32;
+    hops[best_i]
 }
 
 /// Which packets share a round-robin counter.
@@ -97,6 +125,8 @@ pub enum RrScope {
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobin {
     next: u32,
+    /// PLTS-CNT's tie-breaking pointer under [`CntReading::OccupancyRotating`].
+    pub cnt_rotation: u32,
     /// Pure ACKs' counter under [`RrScope::SwitchData`].
     next_ack: u32,
     /// Per-flow counters by `2 × connection + direction`, or per-destination by host.
@@ -232,15 +262,47 @@ mod tests {
         let net = three_ports([1, 0, 0]);
         let mut rng = SimRng::new(1, StreamId::Forwarding(0));
         for _ in 0..50 {
-            let p = least_queue(&OUT, &net.ports, SimTime::from_ms(1), CntReading::Occupancy, &mut rng);
+            let p =
+                least_queue(&OUT, &net.ports, SimTime::from_ms(1), CntReading::Occupancy, &mut rng, &mut 0);
             assert_ne!(p, PortId(0), "the busy port is never the least occupied");
         }
         // What is left of it shrinks as it is sent: 7/8 of 1000 bytes after 1 ms.
         assert_eq!(net.ports[0].occupancy_bytes(SimTime::from_ms(1)), 875);
         assert_eq!(net.ports[0].occupancy_bytes(SimTime::from_ms(8)), 0);
         // Counting only bytes waiting, all three read 0 and the first port wins.
-        let p = least_queue(&OUT, &net.ports, SimTime::from_ms(1), CntReading::WaitingFirstPort, &mut rng);
+        let p = least_queue(
+            &OUT,
+            &net.ports,
+            SimTime::from_ms(1),
+            CntReading::WaitingFirstPort,
+            &mut rng,
+            &mut 0,
+        );
         assert_eq!(p, PortId(0));
+    }
+
+    #[test]
+    fn least_queue_rotating_takes_ties_in_turn_and_still_avoids_the_busy_port() {
+        let mut rng = SimRng::new(1, StreamId::Forwarding(0));
+        let mut rotation = 0;
+        let mut pick = |net: &crate::net::Network| {
+            least_queue(
+                &OUT,
+                &net.ports,
+                SimTime::ZERO,
+                CntReading::OccupancyRotating,
+                &mut rng,
+                &mut rotation,
+            )
+        };
+        // Three idle ports: each in turn.
+        let idle = three_ports([0, 0, 0]);
+        let turns: Vec<u32> = (0..6).map(|_| pick(&idle).0).collect();
+        assert_eq!(turns, [0, 2, 4, 0, 2, 4]);
+        // Port 2 busy: ties between 0 and 4 alternate, 2 is never chosen.
+        let busy = three_ports([0, 1, 0]);
+        let turns: Vec<u32> = (0..4).map(|_| pick(&busy).0).collect();
+        assert_eq!(turns, [0, 4, 0, 4]);
     }
 
     #[test]
@@ -250,14 +312,14 @@ mod tests {
         let mut rng = SimRng::new(1, StreamId::Forwarding(0));
         let mut n = [0u32; 3];
         for _ in 0..3000 {
-            let p = least_queue(&OUT, &net.ports, SimTime::ZERO, CntReading::Occupancy, &mut rng);
+            let p = least_queue(&OUT, &net.ports, SimTime::ZERO, CntReading::Occupancy, &mut rng, &mut 0);
             n[p.idx() / 2] += 1;
         }
         assert_eq!(n[0], 0, "{n:?}");
         assert!(n[1].abs_diff(n[2]) < 200, "ties between 2 and 4 split evenly: {n:?}");
         // Under the first-port reading the tie goes to port 2, in the order given.
         let first = |hops: &[PortId], rng: &mut SimRng| {
-            least_queue(hops, &net.ports, SimTime::ZERO, CntReading::WaitingFirstPort, rng)
+            least_queue(hops, &net.ports, SimTime::ZERO, CntReading::WaitingFirstPort, rng, &mut 0)
         };
         assert_eq!(first(&OUT, &mut rng), PortId(2));
         assert_eq!(first(&[PortId(4), PortId(0), PortId(2)], &mut rng), PortId(4));
