@@ -1,7 +1,8 @@
 """Analysis of plts-patterns: per scheme, traffic pattern and packet size, the flows' mean
 throughput as a share of the ideal (line rate less headers for that MSS), Jain's index and
 spurious retransmissions per MB delivered; ratios between schemes within a pattern and
-between packet sizes within a scheme."""
+between packet sizes within a scheme; under hot-spot traffic, the flows into the hot hosts
+(those receiving more than one flow) apart from the others."""
 
 from __future__ import annotations
 
@@ -15,6 +16,14 @@ from .plots import figure, yerr
 from .stats import add_row, mean_ci
 
 
+def hot_flows(dsts: list[str]) -> np.ndarray:
+    """Which flows end at a host that receives more than one (a hot spot's)."""
+    counts: dict[str, int] = defaultdict(int)
+    for d in dsts:
+        counts[d] += 1
+    return np.asarray([counts[d] > 1 for d in dsts], dtype=bool)
+
+
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     rate = float(exp["constants"]["line_rate_bps"])
     per: dict[tuple[str, str, str], dict[int, dict[str, float]]] = defaultdict(dict)
@@ -24,8 +33,12 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         goodput = np.asarray(f["goodput_bps"])
         delivered_mb = max(sum(f["bytes_delivered"]) / 1e6, 1e-9)
         key = (r.params["scheme"], r.params["pattern"], r.params["size"])
+        ideal = rate * mss / (mss + 40)
+        hot = hot_flows(f["dst"])
         per[key][r.seed] = {
-            "throughput": float(goodput.mean()) / (rate * mss / (mss + 40)),
+            "throughput": float(goodput.mean()) / ideal,
+            "hot_throughput": float(goodput[hot].mean()) / ideal if hot.any() else float("nan"),
+            "cold_throughput": float(goodput[~hot].mean()) / ideal,
             "jain": r.summary["jain_index"],
             "spurious_per_mb": sum(f["spurious_retransmissions"]) / delivered_mb,
         }
@@ -75,6 +88,12 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         ),
         "rr_flow_over_ecmp_hotspot_1500B": ratio(
             ("spray-rr-flow", "hotspot", "1500B"), ("ecmp", "hotspot", "1500B")
+        ),
+        "rr_flow_over_ecmp_hotspot_hot_1500B": ratio(
+            ("spray-rr-flow", "hotspot", "1500B"), ("ecmp", "hotspot", "1500B"), "hot_throughput"
+        ),
+        "rr_flow_over_ecmp_hotspot_cold_1500B": ratio(
+            ("spray-rr-flow", "hotspot", "1500B"), ("ecmp", "hotspot", "1500B"), "cold_throughput"
         ),
         "rr_spurious_per_mb_576_over_1500": ratio(
             ("spray-rr", "random", "576B"), ("spray-rr", "random", "1500B"), "spurious_per_mb"
