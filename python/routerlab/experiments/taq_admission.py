@@ -1,6 +1,8 @@
 """Analysis of taq-admission: web object download times (from the client's first SYN, so
 waiting for admission counts) for small and large objects, per queue; the ratios drop-tail over
-TAQ with admission control of the median and the worst case (TAQ §5.5, Fig. 12)."""
+TAQ with admission control of the median and the worst case (TAQ §5.5, Fig. 12); and, as the
+times can split into two modes (those that waited out a 30 s admission wait and those that did
+not), the share of downloads that took at least `slow_mode_s` and the median of the others."""
 
 from __future__ import annotations
 
@@ -42,6 +44,10 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             x = took[mask]
             stat[q, cls, "median"][r.seed] = float(np.median(x))
             stat[q, cls, "worst"][r.seed] = float(x.max())
+            slow = x >= c["slow_mode_s"]
+            stat[q, cls, "slow_share"][r.seed] = float(slow.mean())
+            fast = x[~slow]
+            stat[q, cls, "fast_median"][r.seed] = float(np.median(fast)) if len(fast) else np.nan
             pooled[q, cls].append(x)
     seeds = sorted(next(iter(stat.values())))
 
@@ -53,6 +59,10 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         for cls in ("small", "large")
         for what in ("median", "worst")
     }
+    if ("taq-ac-30s", "small", "slow_share") in stat:
+        quantities["small_slow_share_taq-ac-30s"] = mean_ci(
+            stat["taq-ac-30s", "small", "slow_share"][s] for s in seeds
+        )
     if ("taq-ac-own-readings", "small", "worst") in stat:
         quantities["small_worst_ratio_own_readings"] = ratio(
             "small", "worst", "taq-ac-own-readings"
@@ -69,6 +79,8 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             else:
                 for suffix in ("", "_ci95_lo", "_ci95_hi"):
                     rows[f"droptail_over_{what}{suffix}"].append(None)
+        for what in ("slow_share", "fast_median"):
+            mean_ci(stat[q, cls, what][s] for s in seeds).append_to(rows, what)
         rows["count"].append(int(sum(len(x) for x in pooled[q, cls])))
         rows["seeds"].append(len(seeds))
 
