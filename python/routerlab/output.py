@@ -180,6 +180,7 @@ FLOW_SCHEMA = pa.schema(
         ("timeouts", pa.uint64()),
         ("syn_timeouts", pa.uint64()),
         ("loss_detection_s", pa.float64()),
+        ("retransmitted_segments", pa.uint64()),
         ("max_silence_s", pa.float64()),
         ("rate_mode_switches", pa.uint64()),
         ("rate_mode_s", pa.float64()),

@@ -227,6 +227,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         timeouts,
         syn_timeouts,
         loss_detection_s,
+        retransmitted_segments,
         max_silence_s,
         rate_mode_switches,
         rate_mode_s,

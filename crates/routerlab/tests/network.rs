@@ -802,3 +802,27 @@ timeseries = "50ms"
     let ts = r.timeseries.as_ref().expect("a time series");
     assert!(!ts.flow_id.is_empty() && ts.flow_id.iter().all(|&f| f == 0), "{:?}", ts.flow_id);
 }
+
+/// Each flow's loss accounting adds up: the segments its detection time is averaged over were
+/// each retransmitted at least once, and the time exists exactly when there are such segments.
+#[test]
+fn loss_detection_is_over_the_retransmitted_segments() {
+    let (_, r) = run(r#"
+[run]
+duration = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 8
+access = { rate = "1Gbps", delay = "1ms" }
+bottleneck = { rate = "100Mbps", delay = "2ms", queue = { kind = "droptail", limit = "20pkts" } }
+[[workload]]
+kind = "bulk"
+"#);
+    let lossy = r.flows.iter().filter(|f| f.retransmissions > 0).count();
+    assert!(lossy > 0, "the 20-packet buffer drops");
+    for f in &r.flows {
+        assert!(f.retransmitted_segments <= f.retransmissions, "{f:?}");
+        assert_eq!(f.loss_detection_s.is_some(), f.retransmitted_segments > 0, "{f:?}");
+        assert!(f.loss_detection_s.is_none_or(|d| d > 0.0), "{f:?}");
+    }
+}

@@ -31,11 +31,12 @@ PORT_COLUMNS = {
 
 
 def detection_s(run: Run) -> float:
-    """Mean loss-detection time over the run's retransmitted segments (NaN if none)."""
+    """Mean loss-detection time over the run's retransmitted segments (NaN if none): each
+    flow's mean weighted by the segments it is over."""
     f = run.tables["flows"].to_pydict()
     pairs = [
-        (d, r)
-        for d, r in zip(f["loss_detection_s"], f["retransmissions"], strict=True)
+        (d, n)
+        for d, n in zip(f["loss_detection_s"], f["retransmitted_segments"], strict=True)
         if d is not None
     ]
     n = sum(r for _, r in pairs)

@@ -16,7 +16,8 @@
 //!   without a timeout (duplicate ACKs, SACK or an explicit signal such as CP's PACK).
 //! - `loss_detection_s`: the mean, over the segments the sender retransmitted, of the time
 //!   from a segment's first transmission to its first retransmission (the CP slides' "detection
-//!   time"); empty if it retransmitted nothing.
+//!   time"); empty if it retransmitted nothing. `retransmitted_segments`: how many segments
+//!   that mean is over (each retransmitted at least once).
 //! - `spurious_retransmissions`: data segments the receiver got twice (every copy after the
 //!   first: the network never duplicates, so each was an unneeded retransmission or the late
 //!   original of one — reordering mistaken for loss, or a timeout that fired too early).
@@ -52,6 +53,7 @@ pub struct FlowRow {
     pub timeouts: u64,
     pub syn_timeouts: u64,
     pub loss_detection_s: Option<f64>,
+    pub retransmitted_segments: u64,
     pub max_silence_s: f64,
     /// Explicit-rate senders (Kick-Ass, RCP): switches between rate and TCP mode, and the time
     /// spent following a signalled rate. Empty for other flows.
@@ -250,6 +252,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             syn_timeouts: st.syn_timeouts,
             loss_detection_s: (st.first_retransmissions > 0)
                 .then(|| st.loss_detection.as_secs_f64() / st.first_retransmissions as f64),
+            retransmitted_segments: st.first_retransmissions,
             max_silence_s: c.max_silence.max(tail).as_secs_f64(),
             rate_mode_switches: rate_mode.map(|m| m.0),
             rate_mode_s: rate_mode.map(|m| m.1),
