@@ -218,7 +218,7 @@ def target_lines(results: list[dict]) -> list[str]:
 #: Working-set sizes (KiB) at which `routerlab bench` times a dependent load, before and after
 #: its rounds: the times show how much the near caches hold in those minutes and how far the
 #: next level is, which `dumbbell-10g-1000`'s 4–5 MB of state depend on and `dumbbell-1g`'s
-#: few hundred KB do not (docs/performance.md, "The machine's caches").
+#: few hundred KB do not (docs/performance.md, "The scaling target").
 PROBE_KIB = (1024, 4096, 8192)
 
 
@@ -287,9 +287,9 @@ def format_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def format_report(results: list[dict], context: Sequence[str] = ()) -> str:
-    """The context lines (the machine, the probe), the table, then the targets."""
-    targets = target_lines(results)
+def format_report(results: list[dict], context: Sequence[str] = (), judge: bool = False) -> str:
+    """The context lines (the machine, the probe), the table, then (if `judge`) the targets."""
+    targets = target_lines(results) if judge else []
     table = "".join(f"{line}\n" for line in context) + ("\n" if context else "")
     table += format_table(results)
     return table + (

@@ -5,7 +5,7 @@ through 4 and 8 MiB, `routerlab::machine` through the extension), then `routerla
 scaling pair (`dumbbell-1g` and `dumbbell-10g-1000`, REPEAT interleaved rounds, each run in
 its own subprocess). One tab-separated line per sample; at the end, how often the target was
 met and how the ratio follows the probe (Spearman's rank correlation). See
-docs/performance.md, "The scaling target over time".
+docs/performance.md, "The scaling target".
 
     .venv/bin/python crates/routerlab-bench/scripts/ratio_watch.py [SAMPLES [INTERVAL [REPEAT]]]
 

@@ -5,7 +5,7 @@
 //! that neither the hardware prefetchers nor the out-of-order core can overlap the loads. The
 //! sizes at which the time jumps are the caches a run actually gets: on a shared VM the last
 //! level's share changes from minute to minute, which makes a large scenario's speed swing
-//! while a small one's does not (docs/performance.md, "The machine's caches"). `routerlab
+//! while a small one's does not (docs/performance.md, "The scaling target"). `routerlab
 //! bench` reports it beside its figures; the profiling example `cache_latency` scans sizes.
 //!
 //! Not part of any simulation: nothing here touches simulated state.

@@ -2,7 +2,7 @@
 //!
 //! `std::collections::BinaryHeap` would do the same job, but its sift keeps the moving element
 //! in a stack slot written as 8-byte words and read back as 16-byte vectors, a failed
-//! store-to-load forward on every pop (docs/performance.md, optimization 13). Here elements
+//! store-to-load forward on every pop. Here elements
 //! only ever move whole (swaps), and the heap is a plain vector.
 
 use super::Event;

@@ -17,7 +17,7 @@
 //! few entries. The bucket width adapts to the event density, to about one event in eight
 //! buckets: most buckets then hold one event or one group due at the same instant, so the
 //! hot heap seldom has to order anything, and the branches that ask "is this bucket done?"
-//! and "which entry is next?" are seldom mispredicted (docs/performance.md, optimization 34).
+//! and "which entry is next?" are seldom mispredicted.
 //! The width changes the speed, never the order, which is always that of the keys. Nothing is
 //! allocated in the steady state: the slab, the heaps and the lists keep their capacity.
 

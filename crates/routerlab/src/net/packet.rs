@@ -93,7 +93,7 @@ pub struct SackBlock {
 /// The list ends at its first empty block (`left == right`, which no SACK block and no CP
 /// PACK is), and every block after that one is empty too: no length field, whose padding
 /// would take a line of every packet (a TCP header then fits the two lines after the one
-/// every hop reads; docs/performance.md, optimization 29).
+/// every hop reads).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub struct SackList {
     blocks: [SackBlock; MAX_SACK_BLOCKS],
