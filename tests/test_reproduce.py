@@ -649,12 +649,33 @@ def test_taq_evolution_taq_smooths_the_maintained_flows(tmp_path: Path):
         assert rows["taq", n]["maintained_cv"] < rows["droptail", n]["maintained_cv"], n
 
 
+def test_taq_buffer_a_larger_drop_tail_buffer_is_fairer_and_the_needed_buffer_is_the_first_fair(
+    tmp_path: Path,
+):
+    quick_run("taq-buffer", tmp_path)
+    rows = table("taq-buffer", "fairness", tmp_path, "n", "buffer_s")
+    for n in {n for n, _ in rows}:
+        fair = [rows[n, b]["jain20"] for b in sorted({b for _, b in rows}, key=float)]
+        # At a buffer of one RTT the regime is unfair; a buffer many times larger is fairer.
+        assert fair[0] < fair[-1], (n, fair)
+        # Every run kept the 2 Mbps link busy: a larger buffer never idles it.
+        assert all(rows[n, b]["utilization"] > 0.95 for _, b in rows)
+    from routerlab.experiments.taq_buffer import buffer_needed
+
+    assert buffer_needed({0.2: 0.5, 8: 0.91, 32: 0.95}, 0.9, 128) == 8
+    assert buffer_needed({0.2: 0.5, 8: 0.7, 32: 0.95}, 0.9, 128) == 32
+    assert buffer_needed({0.2: 0.5, 8: 0.7}, 0.9, 128) == 128
+
+
 def test_taq_admission_runs_and_compares_every_arm_with_drop_tail(tmp_path: Path):
     quick_run("taq-admission", tmp_path)
     rows = table("taq-admission", "downloads", tmp_path, "queue", "objects")
     for (queue, objects), r in rows.items():
         assert r["count"] > 0, (queue, objects)
         assert r["median_s"] <= r["worst_s"], (queue, objects)
+        # The two modes: a share of slow downloads, and the others' median below the whole's.
+        assert 0 <= r["slow_share"] <= 1, (queue, objects)
+        assert r["fast_median"] <= r["median_s"] + 1e-9, (queue, objects)
 
 
 def test_sp_mss_larger_units_raise_throughput_and_admission_causes_the_sp_gain(tmp_path: Path):

@@ -1,0 +1,90 @@
+"""Analysis of taq-buffer: per number of flows and drop-tail buffer, the mean 20 s Jain index
+after the warm-up; per seed and number of flows, the smallest buffer of the sweep whose index
+reaches the fairness threshold (TAQ §2.4, Fig. 3)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import pyarrow as pa
+
+from . import Analysis, Run
+from .plots import errorbar, figure
+from .small_packet import bottleneck_utilization
+from .stats import mean_ci
+
+
+def settled_jain(run: Run, warmup_s: float) -> float:
+    """Mean Jain index of the 20 s slices that start at or after `warmup_s`."""
+    f = run.tables["fairness"].to_pydict()
+    kept = [j for s, j in zip(f["start_s"], f["jain_index"], strict=True) if s >= warmup_s]
+    return float(np.mean(kept)) if kept else float("nan")
+
+
+def buffer_needed(jain_by_delay: dict[float, float], threshold: float, beyond: float) -> float:
+    """The smallest buffer (s of queueing) whose index reaches `threshold`; `beyond` if none."""
+    met = [d for d, j in sorted(jain_by_delay.items()) if j >= threshold]
+    return met[0] if met else beyond
+
+
+def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
+    c = exp["constants"]
+    delay = {b: float(v["delay_s"]) for b, v in exp["variants"]["buffer"].items()}
+    # jain[n][seed][delay_s], utilization likewise
+    jain: dict = defaultdict(lambda: defaultdict(dict))
+    util: dict = defaultdict(lambda: defaultdict(dict))
+    for r in runs:
+        n, d = r.params["n"], delay[r.params["buffer"]]
+        jain[n][r.seed][d] = settled_jain(r, float(r.params["warmup_s"]))
+        util[n][r.seed][d] = bottleneck_utilization(r)
+    ns = sorted(jain)
+    seeds = sorted(jain[ns[0]])
+    delays = sorted(jain[ns[0]][seeds[0]])
+
+    def needed(n: int, s: int) -> float:
+        return buffer_needed(jain[n][s], c["fair_jain"], c["beyond_s"])
+
+    rows = defaultdict(list)
+    est = {}
+    for n in ns:
+        for d in delays:
+            rows["n"].append(n)
+            rows["fair_share_kbps"].append(c["capacity_bps"] / n / 1e3)
+            rows["buffer_s"].append(d)
+            rows["buffer_packets"].append(round(d * c["capacity_bps"] / 8 / c["packet_bytes"]))
+            est[n, d] = e = mean_ci(jain[n][s][d] for s in seeds)
+            e.append_to(rows, "jain20")
+            mean_ci(util[n][s][d] for s in seeds).append_to(rows, "utilization")
+            rows["seeds"].append(len(seeds))
+    needs = defaultdict(list)
+    for n in ns:
+        needs["n"].append(n)
+        needs["fair_share_kbps"].append(c["capacity_bps"] / n / 1e3)
+        mean_ci(needed(n, s) for s in seeds).append_to(needs, "buffer_needed_s")
+
+    quantities = {
+        f"buffer_needed_s_{ns[-1]}": mean_ci(needed(ns[-1], s) for s in seeds),
+        f"buffer_needed_{ns[-1]}_over_{ns[0]}": mean_ci(
+            needed(ns[-1], s) / needed(ns[0], s) for s in seeds
+        ),
+        f"jain20_{ns[-1]}_{delays[0]:g}s": est[ns[-1], delays[0]],
+    }
+
+    def draw(ax):
+        for n in ns:
+            errorbar(ax, delays, [est[n, d] for d in delays], f"{n} flows")
+        ax.axhline(c["fair_jain"], color="grey", lw=0.8, ls=":")
+        ax.set_xscale("log")
+        ax.set_xticks(delays, [f"{d:g}" for d in delays])
+        ax.minorticks_off()
+        ax.set_xlabel("drop-tail buffer (s of queueing at 2 Mbps)")
+        ax.set_ylabel("Jain index, 20 s slices")
+        ax.set_ylim(0, 1.05)
+        ax.legend(loc="lower right")
+
+    return Analysis(
+        quantities=quantities,
+        tables={"fairness": pa.table(dict(rows)), "buffer_needed": pa.table(dict(needs))},
+        figures=[figure(draw, "jain20_vs_buffer", f"{exp['id']}: 2 Mbps, 1000-byte packets")],
+    )
