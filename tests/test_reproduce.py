@@ -649,6 +649,21 @@ def test_taq_evolution_taq_smooths_the_maintained_flows(tmp_path: Path):
         assert rows["taq", n]["maintained_cv"] < rows["droptail", n]["maintained_cv"], n
 
 
+def test_base_small_packet_capacity_the_short_term_index_falls_with_the_share_at_every_capacity(
+    tmp_path: Path,
+):
+    quick_run("base-small-packet-capacity", tmp_path)
+    rows = table("base-small-packet-capacity", "fairness", tmp_path, "capacity", "n")
+    for cap in {c for c, _ in rows}:
+        by_share = sorted(
+            (r for (c, _), r in rows.items() if c == cap), key=lambda r: -r["fair_share_kbps"]
+        )
+        jain = [r["jain20"] for r in by_share]
+        assert all(a > b for a, b in pairwise(jain)), (cap, jain)
+        # One RTT of buffer keeps every capacity's link busy.
+        assert all(r["utilization"] > 0.9 for r in by_share), cap
+
+
 def test_taq_buffer_a_larger_drop_tail_buffer_is_fairer_and_the_needed_buffer_is_the_first_fair(
     tmp_path: Path,
 ):
