@@ -620,6 +620,14 @@ def test_taq_fairness_taq_is_fairer_than_drop_tail_in_the_small_packet_regime(tm
     assert rows["taq-two-way", n]["jain20"] > rows["droptail", n]["jain20"]
 
 
+def test_taq_fairness_capacity_taq_is_fairer_than_drop_tail_at_the_smallest_share(tmp_path: Path):
+    quick_run("taq-fairness-capacity", tmp_path)
+    rows = table("taq-fairness-capacity", "fairness", tmp_path, "capacity", "queue", "n")
+    for cap in {c for c, _, _ in rows}:
+        n = str(max(int(n) for c, _, n in rows if c == cap))
+        assert rows[cap, "taq", n]["jain20"] > rows[cap, "droptail", n]["jain20"], cap
+
+
 def test_taq_model_loss_and_the_models_idle_share_rise_with_the_flows(tmp_path: Path):
     quick_run("taq-model", tmp_path)
     rows = sorted(table("taq-model", "model", tmp_path, "n").values(), key=lambda r: r["n"])
