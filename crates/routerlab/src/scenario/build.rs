@@ -484,6 +484,10 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
             params.overpenalized_drops = t.overpenalized_drops.unwrap_or(params.overpenalized_drops);
             params.overpenalized_first = t.overpenalized_first.unwrap_or(params.overpenalized_first);
             params.syns_in_newflow = t.syns_in_newflow.unwrap_or(params.syns_in_newflow);
+            if t.newflow_connections == Some(0) {
+                p.at(format!("{path}.newflow_connections"), "0 connections would admit no new flow");
+            }
+            params.newflow_connections = t.newflow_connections;
             params.drop = match t.drop {
                 Some(TaqDropName::Tail) => TaqDrop::Tail,
                 Some(TaqDropName::PushOut) | None => TaqDrop::PushOut,

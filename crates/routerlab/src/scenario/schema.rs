@@ -385,6 +385,9 @@ pub struct TaqQueue {
     /// Handshake packets to NewFlow (the default), else to BelowFairShare.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub syns_in_newflow: Option<bool>,
+    /// At most this many connections with packets in NewFlow (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newflow_connections: Option<u32>,
     /// "push-out" (the default) or "tail".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop: Option<TaqDropName>,

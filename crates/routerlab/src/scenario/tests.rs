@@ -504,6 +504,11 @@ fn taq_queue_keys_are_checked() {
         first_error(&taq(", drop = \"head\""))
             .starts_with("topology.bottleneck.queue.drop: unknown variant `head`")
     );
+    assert!(errors(&taq(", newflow_connections = 8")).is_empty());
+    assert_eq!(
+        first_error(&taq(", newflow_connections = 0")),
+        "topology.bottleneck.queue.newflow_connections: 0 connections would admit no new flow"
+    );
     assert!(errors(&taq(", admission = {}")).is_empty());
     assert!(errors(&taq(", admission = { t_wait = \"5s\", p_thresh = 0.2 }")).is_empty());
     assert_eq!(

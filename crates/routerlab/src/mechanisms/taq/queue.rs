@@ -38,11 +38,15 @@
 //! - NewFlow holds flows that are new — in slow start and nothing lost yet; a flow back in
 //!   slow start after a timeout is classed by its rate like any other;
 //! - the shares: half the link for Recovery, a quarter for NewFlow;
+//! - NewFlow's capacity in connections (§4.2: "we explicitly limit the NewQueue capacity to
+//!   limit the number of new connections in the system"): with `newflow_connections = K`, a
+//!   NewFlow packet of a connection that has none queued there is dropped while K others
+//!   have; the paper gives no K, and by default there is none (its share alone limits it);
 //! - handshake packets go to NewFlow (`syns_in_newflow`), the queue of connections that have
 //!   just begun; other segments without payload (pure ACKs of reverse flows) to
 //!   BelowFairShare: they are small and must not starve behind data.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use super::admission::{AdmissionControl, AdmissionParams, Admit};
 use super::tracker::{FlowKey, FlowState, FlowTracker, TrackerParams};
@@ -102,6 +106,9 @@ pub struct TaqParams {
     /// just begun (§4.2), where its share limits how fast new connections come in (the
     /// default). Off: to BelowFairShare, with the other segments without payload.
     pub syns_in_newflow: bool,
+    /// How many connections may have packets in NewFlow at once (§4.2's NewQueue capacity);
+    /// `None` (the default: the paper gives no number): no limit but its share.
+    pub newflow_connections: Option<u32>,
     pub drop: TaqDrop,
     /// How often the fair share (active flows) is recomputed: 10 ms (ours).
     pub fair_share_refresh: SimTime,
@@ -126,6 +133,7 @@ impl Default for TaqParams {
             overpenalized_drops: 2,
             overpenalized_first: true,
             syns_in_newflow: true,
+            newflow_connections: None,
             drop: TaqDrop::PushOut,
             fair_share_refresh: SimTime::from_ms(10),
             tracker: TrackerParams::default(),
@@ -172,6 +180,8 @@ pub struct TaqQueue {
     order: u64,
     recovery_credit: f64,
     newflow_credit: f64,
+    /// Packets each connection has in NewFlow (kept only with `newflow_connections`).
+    newflow_conns: HashMap<FlowKey, u32>,
     active_flows: usize,
     next_refresh: SimTime,
     /// Packets enqueued and dropped per class.
@@ -192,6 +202,7 @@ impl TaqQueue {
             order: 0,
             recovery_credit: p.credit_burst,
             newflow_credit: p.credit_burst,
+            newflow_conns: HashMap::new(),
             active_flows: 0,
             next_refresh: SimTime::ZERO,
             class_enqueued: [0; CLASSES],
@@ -251,6 +262,7 @@ impl TaqQueue {
     }
 
     fn push(&mut self, class: TaqClass, e: Entry, len: u64) {
+        let key = e.key;
         let q = &mut self.classes[class as usize];
         if class == TaqClass::Recovery {
             // Higher priority nearer the head; arrival order among equals.
@@ -262,6 +274,32 @@ impl TaqQueue {
         self.packets += 1;
         self.bytes += len;
         self.class_enqueued[class as usize] += 1;
+        if class == TaqClass::NewFlow {
+            self.newflow_counted(key, true);
+        }
+    }
+
+    /// Keep the count of NewFlow packets per connection as one arrives (`joined`) or leaves.
+    fn newflow_counted(&mut self, key: Option<FlowKey>, joined: bool) {
+        let (Some(_), Some(k)) = (self.p.newflow_connections, key) else { return };
+        if joined {
+            *self.newflow_conns.entry(k).or_insert(0) += 1;
+        } else if let Some(n) = self.newflow_conns.get_mut(&k) {
+            *n -= 1;
+            if *n == 0 {
+                self.newflow_conns.remove(&k);
+            }
+        }
+    }
+
+    /// NewFlow is full: it holds packets of `newflow_connections` connections, none `key`'s.
+    fn newflow_full_for(&self, key: Option<FlowKey>) -> bool {
+        match (self.p.newflow_connections, key) {
+            (Some(cap), Some(k)) => {
+                !self.newflow_conns.contains_key(&k) && self.newflow_conns.len() >= cap as usize
+            }
+            _ => false,
+        }
     }
 
     /// Tell the tracker about a dropped packet of class `class`.
@@ -279,6 +317,9 @@ impl TaqQueue {
 
     fn take(&mut self, class: TaqClass, pool: &PacketPool) -> Option<PacketId> {
         let e = self.classes[class as usize].pop_front()?;
+        if class == TaqClass::NewFlow {
+            self.newflow_counted(e.key, false);
+        }
         self.packets -= 1;
         self.bytes -= pool.get(e.pkt).ip_len() as u64;
         Some(e.pkt)
@@ -305,6 +346,12 @@ impl TaqQueue {
         };
         self.order += 1;
         let e = Entry { pkt, order: self.order, key, seq, len: payload, priority };
+        if class == TaqClass::NewFlow && self.newflow_full_for(key) {
+            // §4.2's NewQueue capacity: no room for another new connection.
+            self.note_drop(now, class, &e);
+            self.stats.count_drop(DropCause::Admission);
+            return Verdict::Dropped(pkt, DropCause::Admission);
+        }
         if !self.p.limit.exceeded_by(self.packets, self.bytes, len) {
             self.push(class, e, len);
             self.stats.enqueued += 1;
@@ -315,6 +362,9 @@ impl TaqQueue {
         match lowest {
             Some(victim_class) if self.p.drop == TaqDrop::PushOut && victim_class < class => {
                 let victim = self.classes[victim_class as usize].pop_back().expect("non-empty");
+                if victim_class == TaqClass::NewFlow {
+                    self.newflow_counted(victim.key, false);
+                }
                 self.packets -= 1;
                 self.bytes -= pool.get(victim.pkt).ip_len() as u64;
                 self.note_drop(now, victim_class, &victim);
@@ -651,6 +701,31 @@ mod tests {
         };
         assert_eq!(class_of_next(true), TaqClass::OverPenalized);
         assert_eq!(class_of_next(false), TaqClass::AboveFairShare);
+    }
+
+    /// §4.2's NewQueue capacity: with room for two connections, a third's SYN is dropped
+    /// while two have packets in NewFlow, and taken once one of them has left it.
+    #[test]
+    fn newflow_holds_at_most_its_capacity_in_connections() {
+        let capped = TaqParams { newflow_connections: Some(2), ..Default::default() };
+        for (params, third_dropped) in [(capped, true), (TaqParams::default(), false)] {
+            let mut b = Bench::new(params);
+            let syn = |b: &mut Bench, src| {
+                let p = segment(&mut b.pool, src, 0, 0, true);
+                b.q.enqueue(ms(0), p, &mut b.pool, &mut b.drops)
+            };
+            assert_eq!(syn(&mut b, 1), Verdict::Enqueued);
+            assert_eq!(syn(&mut b, 2), Verdict::Enqueued);
+            assert_eq!(syn(&mut b, 1), Verdict::Enqueued, "a connection already in NewFlow");
+            let v = syn(&mut b, 3);
+            assert_eq!(matches!(v, Verdict::Dropped(_, DropCause::Admission)), third_dropped, "{v:?}");
+            if third_dropped {
+                b.take(ms(1));
+                b.take(ms(1));
+                b.take(ms(1)); // both of connection 1's packets and connection 2's have left
+                assert_eq!(syn(&mut b, 3), Verdict::Enqueued);
+            }
+        }
     }
 
     /// §4.2: a handshake packet is a new connection's and goes to NewFlow (the default), or
