@@ -43,6 +43,9 @@ class Dumbbell:
     # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
     # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
     ns3_prr: str = "ns3"
+    # ns-3 only: "linux" is ns-3's TCP entering fast recovery from CWR (after an ECN echo) as
+    # Linux does (`LinuxCwrSocket`); ns-3's own waits for the retransmission timer there.
+    ns3_cwr: str = "ns3"
     # A RED bottleneck on ns-2's defaults (min_th 5, max_th 15 packets, max_p 0.1, w_q 0.002,
     # gentle, hard drop, wait, no drop into a queue of fewer than 2), instead of drop-tail.
     red: bool = False
@@ -146,6 +149,19 @@ def points() -> list[Dumbbell | Incast]:
         replace(red, name="red-ecn-cubic-2/no-ecn", ecn=False),
         replace(red, name="red-ecn-cubic-2/linux-rules", red_rules="linux", ns3_same_as=red.name),
     ]
+    # ns-3 entering fast recovery from CWR as Linux does; routerlab unchanged.
+    for p in [q for q in grid if q.name in ("dumbbell-dctcp-20", "red-ecn-cubic-2")]:
+        grid.append(replace(p, name=f"{p.name}/ns3-linux-cwr", ns3_cwr="linux"))
+    # ... and with ns-3's PRR counting as RFC 6937 does, on the RED points.
+    for p in [q for q in grid if q.name in ("red-ecn-cubic-2", "red-ecn-cubic-2/no-ecn")]:
+        grid.append(replace(p, name=f"{p.name}/ns3-rfc6937-prr", ns3_prr="rfc6937"))
+    grid.append(
+        replace(
+            point_in(grid, "red-ecn-cubic-2/ns3-linux-cwr"),
+            name="red-ecn-cubic-2/ns3-linux-cwr/ns3-rfc6937-prr",
+            ns3_prr="rfc6937",
+        )
+    )
     # Rounds that differ between perturbations: each sender's access link 0–5 µs longer.
     for q in [q for q in grid if q.kind == "incast"]:
         grid.append(replace(q, name=f"{q.name}/delay-spread", delay_spread_us=5.0))

@@ -190,19 +190,76 @@ class LinuxRttSocket : public TcpSocketBase {
     bool m_backedOff{false};
 };
 
-// The RTT sampling of the senders' sockets: ns-3's, or Linux's (`LinuxRttSocket`).
-static bool g_linuxRtt = false;
+// ns-3's TCP entering fast recovery from CWR as Linux does. ns-3's `DupAck` enters recovery
+// only from CA_DISORDER: in CA_CWR (the reduction after an ECN echo) it counts duplicate ACKs
+// and does nothing more (`ProcessAck`'s CWR branch: "TODO: need to check behavior if marking
+// is compounded by loss"), so a loss found during a CWR waits for the retransmission timer.
+// Linux's `tcp_fastretrans_alert` enters recovery from CWR as from Open or Disorder, and
+// `tcp_enter_recovery` goes on with the reduction under way (`tcp_in_cwnd_reduction`): the
+// ssthresh is not cut a second time. And an ECN echo during a recovery or after a timeout:
+// ns-3's `ReceivedAck` enters CWR from any state but CWR (leaving Recovery or Loss, and
+// cutting ssthresh again), where Linux's `tcp_enter_cwr` acts only from Open or Disorder (it
+// is already reducing) and answers the echo with CWR. This socket lets `DupAck` take its
+// Disorder path when that ACK would enter recovery, keeps the CWR's ssthresh, and takes an
+// echo during Recovery or Loss as answered by that reduction.
+class LinuxCwrSocket : public TcpSocketBase {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("xc::LinuxCwrSocket")
+                                .SetParent<TcpSocketBase>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<LinuxCwrSocket>();
+        return tid;
+    }
+
+  protected:
+    void ReceivedAck(Ptr<Packet> p, const TcpHeader& h) override {
+        SequenceNumber32 ack = h.GetAckNumber();
+        bool reducing = m_tcb->m_congState == TcpSocketState::CA_RECOVERY ||
+                        m_tcb->m_congState == TcpSocketState::CA_LOSS;
+        bool echo = m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED &&
+                    (h.GetFlags() & TcpHeader::ECE) && ack > m_txBuffer->HeadSequence() &&
+                    m_ecnEchoSeq < ack;
+        if (reducing && echo) m_ecnEchoSeq = ack;  // `ReceivedAck` then enters no CWR
+        TcpSocketBase::ReceivedAck(p, h);
+        if (reducing && echo && m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED)
+            m_tcb->m_ecnState = TcpSocketState::ECN_ECE_RCVD;  // the next data carries CWR
+    }
+    void ProcessAck(const SequenceNumber32& ack, bool scoreboardUpdated, uint32_t delivered,
+                    const SequenceNumber32& oldHead, bool receivedData) override {
+        bool dup = m_sackEnabled ? scoreboardUpdated
+                                 : ack == oldHead && ack < m_tcb->m_highTxMark && !receivedData;
+        bool recover = m_tcb->m_congState == TcpSocketState::CA_CWR && dup &&
+                       ((m_dupAckCount + 1 == m_retxThresh &&
+                         (m_highRxAckMark >= m_recover || !m_recoverActive)) ||
+                        m_txBuffer->IsLost(m_highRxAckMark));
+        uint32_t ssthresh = m_tcb->m_ssThresh;
+        if (recover) m_tcb->m_congState = TcpSocketState::CA_DISORDER;
+        TcpSocketBase::ProcessAck(ack, scoreboardUpdated, delivered, oldHead, receivedData);
+        if (!recover) return;
+        if (m_tcb->m_congState == TcpSocketState::CA_RECOVERY) m_tcb->m_ssThresh = ssthresh;
+        else if (m_tcb->m_congState == TcpSocketState::CA_DISORDER) m_tcb->m_congState = TcpSocketState::CA_CWR;
+    }
+    Ptr<TcpSocketBase> Fork() override { return CopyObject<LinuxCwrSocket>(this); }
+};
+
+// The senders' sockets: ns-3's own (TcpSocketBase), or one of the classes above, each changing
+// one behaviour; with the congestion control and recovery `Defaults` chose.
+static TypeId g_senderSocket = TcpSocketBase::GetTypeId();
+static TypeId g_cc, g_recovery;
 
 static Ptr<Socket> NewSocket(Ptr<Node> n) {
-    if (!g_linuxRtt) return Socket::CreateSocket(n, TcpSocketFactory::GetTypeId());
+    if (g_senderSocket == TcpSocketBase::GetTypeId())
+        return Socket::CreateSocket(n, TcpSocketFactory::GetTypeId());
     Ptr<TcpL4Protocol> tcp = n->GetObject<TcpL4Protocol>();
-    Ptr<LinuxRttSocket> s = CreateObject<LinuxRttSocket>();
+    ObjectFactory socket, rtt, cc, recovery;
+    socket.SetTypeId(g_senderSocket);
+    Ptr<TcpSocketBase> s = socket.Create<TcpSocketBase>();
     s->SetNode(n);
     s->SetTcp(tcp);
-    ObjectFactory rtt, cc, recovery;
     rtt.SetTypeId(RttMeanDeviation::GetTypeId());
-    cc.SetTypeId(TcpNewReno::GetTypeId());
-    recovery.SetTypeId(TcpPrrRecovery::GetTypeId());
+    cc.SetTypeId(g_cc);
+    recovery.SetTypeId(g_recovery);
     s->SetRtt(rtt.Create<RttEstimator>());
     s->SetCongestionControlAlgorithm(cc.Create<TcpCongestionOps>());
     s->SetRecoveryAlgorithm(recovery.Create<TcpRecoveryOps>());
@@ -245,6 +302,8 @@ static void Defaults(const std::string& cc, double minRtoMs, bool ts, bool hysta
     std::string type = cc == "cubic" ? "ns3::TcpCubic" : cc == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(type)));
     TypeId prr = rfcPrr ? Rfc6937Prr::GetTypeId() : TypeId::LookupByName("ns3::TcpPrrRecovery");
+    g_cc = TypeId::LookupByName(type);
+    g_recovery = prr;
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(prr));
     // The MSS less the timestamps' 12 bytes, as Linux and routerlab send it.
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(ts ? 1448 : 1460));
@@ -294,10 +353,10 @@ static std::string Report(uint64_t drops, double end) {
 
 std::string Dumbbell(uint32_t n, std::string cc, double bnMbps, uint32_t buf, int32_t mark,
                      double accessMs, double bnMs, double duration, double minRtoMs,
-                     bool ts, bool hystart, bool useRed, bool ecn, bool rfcPrr,
+                     bool ts, bool hystart, bool useRed, bool ecn, bool rfcPrr, bool linuxCwr,
                      std::vector<double> starts) {
     S = State();
-    g_linuxRtt = false;
+    g_senderSocket = linuxCwr ? LinuxCwrSocket::GetTypeId() : TcpSocketBase::GetTypeId();
     // Streams numbered from 0 in every run, whatever ran before in this process (RED draws).
     RngSeedManager::ResetNextStreamIndex();
     Defaults(cc, minRtoMs, ts, hystart, ecn, rfcPrr);
@@ -368,7 +427,7 @@ std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, ui
                    bool ts, bool linuxRtt, std::vector<double> opens,
                    std::vector<double> accessDelaysUs) {
     S = State();
-    g_linuxRtt = linuxRtt;
+    g_senderSocket = linuxRtt ? LinuxRttSocket::GetTypeId() : TcpSocketBase::GetTypeId();
     RngSeedManager::ResetNextStreamIndex();
     S.incast = true;
     S.block = block;

@@ -10,7 +10,8 @@ Configured explicitly, because ns-3's defaults differ from Linux's and ours
 (docs/crosscheck.md): no queue discs (ns-3 installs FqCoDel on every device) but on a DCTCP
 bottleneck, device queues of the point's size, 1 Gbps access queues of 1000 packets, SegmentSize
 1448 with timestamps, SACK (on the `…/ns3-linux-rtt` points a `TcpSocketBase` that takes RTT
-samples as Linux does), PRR (`TcpPrrRecovery`, or on the `…/ns3-rfc6937-prr` points the same
+samples as Linux does; on the `…/ns3-linux-cwr` points one that enters fast recovery from CWR as
+Linux does), PRR (`TcpPrrRecovery`, or on the `…/ns3-rfc6937-prr` points the same
 counting each delivered byte once, as RFC 6937 does), window scaling, initial window 10, no
 delayed ACKs (DelAckCount 1), MinRto as the point says, ClockGranularity 1 ns (ours is 0),
 ConnTimeout 1 s (ns-3: 3 s), DataRetries 100, 16 MiB buffers; CUBIC with ns-3's defaults
@@ -65,6 +66,7 @@ def run(point_name: str, k: int) -> dict:
             p.red,
             p.ecn,
             p.ns3_prr == "rfc6937",
+            p.ns3_cwr == "linux",
             p.starts(k),
         )
     else:
