@@ -23,6 +23,17 @@ def bottleneck_utilization(run: Run, link: str = "left->right") -> float:
     return links["utilization"][links["link"].index(link)]
 
 
+def point_share_bps(point: dict) -> float:
+    """The fair share of a capacity-and-flows point (a `[variants.point.*]` table with
+    `capacity_bps` and `n`)."""
+    return point["capacity_bps"] / point["n"]
+
+
+def point_capacity(name: str) -> str:
+    """The capacity a point is named after: `300kbps-20k` → `300kbps`."""
+    return name.split("-")[0]
+
+
 def silent_fraction(run: Run) -> float:
     """Mean over the slices of the share of flows that received nothing in the slice."""
     f = run.tables["fairness"].to_pydict()

@@ -10,7 +10,13 @@ import pyarrow as pa
 
 from . import Analysis, Run
 from .plots import errorbar, figure
-from .small_packet import bottleneck_utilization, fair_share_axes, knee
+from .small_packet import (
+    bottleneck_utilization,
+    fair_share_axes,
+    knee,
+    point_capacity,
+    point_share_bps,
+)
 from .stats import mean_ci
 
 
@@ -20,21 +26,18 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     packet_bits = c["packet_bytes"] * 8
 
     def share_bps(point: str) -> float:
-        return points[point]["capacity_bps"] / points[point]["n"]
+        return point_share_bps(points[point])
 
     def share_packets(point: str) -> float:
         return share_bps(point) * c["rtt_with_queue_s"] / packet_bits
-
-    def capacity(point: str) -> str:
-        return point.split("-")[0]
 
     # metric[name][capacity][seed][point]
     metric: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     for r in runs:
         p = r.params["point"]
-        metric["jain20"][capacity(p)][r.seed][p] = r.summary["jain_short_mean"]
-        metric["utilization"][capacity(p)][r.seed][p] = bottleneck_utilization(r)
-    rate = {capacity(p): points[p]["capacity_bps"] for p in points}
+        metric["jain20"][point_capacity(p)][r.seed][p] = r.summary["jain_short_mean"]
+        metric["utilization"][point_capacity(p)][r.seed][p] = bottleneck_utilization(r)
+    rate = {point_capacity(p): points[p]["capacity_bps"] for p in points}
     caps = sorted(metric["jain20"], key=rate.__getitem__)
     seeds = sorted(metric["jain20"][caps[0]])
 

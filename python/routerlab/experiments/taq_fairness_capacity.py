@@ -10,7 +10,12 @@ import pyarrow as pa
 
 from . import Analysis, Run
 from .plots import errorbar, figure
-from .small_packet import bottleneck_utilization, fair_share_axes
+from .small_packet import (
+    bottleneck_utilization,
+    fair_share_axes,
+    point_capacity,
+    point_share_bps,
+)
 from .stats import mean_ci
 
 
@@ -19,10 +24,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     points = exp["variants"]["point"]
 
     def share_bps(point: str) -> float:
-        return points[point]["capacity_bps"] / points[point]["n"]
-
-    def capacity(point: str) -> str:
-        return point.split("-")[0]
+        return point_share_bps(points[point])
 
     # metric[name][(point, queue)][seed]
     metric: dict = defaultdict(lambda: defaultdict(dict))
@@ -33,12 +35,11 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     run_points = sorted({p for p, _ in metric["jain20"]}, key=share_bps, reverse=True)
     queues = [q for q in exp["grid"]["queue"] if any(k[1] == q for k in metric["jain20"])]
     seeds = sorted(next(iter(metric["jain20"].values())))
-    caps = sorted({capacity(p) for p in run_points}, key=lambda k: k.endswith("mbps"))
+    caps = sorted({point_capacity(p) for p in run_points}, key=lambda k: k.endswith("mbps"))
 
     def gain(cap: str, s: int) -> float:
-        judged = [
-            p for p in run_points if capacity(p) == cap and share_bps(p) < c["judged_share_bps"]
-        ]
+        small = [p for p in run_points if share_bps(p) < c["judged_share_bps"]]
+        judged = [p for p in small if point_capacity(p) == cap]
         return sum(
             metric["jain20"][p, "taq"][s] - metric["jain20"][p, "droptail"][s] for p in judged
         ) / len(judged)
@@ -51,7 +52,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     est = {}
     for p in run_points:
         for q in queues:
-            rows["capacity"].append(capacity(p))
+            rows["capacity"].append(point_capacity(p))
             rows["queue"].append(q)
             rows["n"].append(points[p]["n"])
             rows["fair_share_kbps"].append(share_bps(p) / 1e3)
@@ -62,7 +63,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
 
     def draw(ax):
         for cap in caps:
-            ps = [p for p in run_points if capacity(p) == cap]
+            ps = [p for p in run_points if point_capacity(p) == cap]
             for q in queues:
                 x = [share_bps(p) / 1e3 for p in ps]
                 errorbar(ax, x, [est["jain20", p, q] for p in ps], f"{q}, {cap}")
