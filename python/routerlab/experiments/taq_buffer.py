@@ -31,49 +31,57 @@ def buffer_needed(jain_by_delay: dict[float, float], threshold: float, beyond: f
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     c = exp["constants"]
     delay = {b: float(v["delay_s"]) for b, v in exp["variants"]["buffer"].items()}
-    # jain[n][seed][delay_s], utilization likewise
-    jain: dict = defaultdict(lambda: defaultdict(dict))
-    util: dict = defaultdict(lambda: defaultdict(dict))
+    # jain[max_rto][n][seed][delay_s], utilization likewise
+    jain: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    util: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     for r in runs:
-        n, d = r.params["n"], delay[r.params["buffer"]]
-        jain[n][r.seed][d] = settled_jain(r, float(r.params["warmup_s"]))
-        util[n][r.seed][d] = bottleneck_utilization(r)
-    ns = sorted(jain)
-    seeds = sorted(jain[ns[0]])
-    delays = sorted(jain[ns[0]][seeds[0]])
+        m, n, d = r.params["max_rto"], r.params["n"], delay[r.params["buffer"]]
+        jain[m][n][r.seed][d] = settled_jain(r, float(r.params["warmup_s"]))
+        util[m][n][r.seed][d] = bottleneck_utilization(r)
+    caps = [m for m in exp["grid"]["max_rto"] if m in jain]
+    judged = caps[0]
+    ns = sorted(jain[judged])
+    seeds = sorted(jain[judged][ns[0]])
+    delays = sorted(jain[judged][ns[0]][seeds[0]])
 
-    def needed(n: int, s: int) -> float:
-        return buffer_needed(jain[n][s], c["fair_jain"], c["beyond_s"])
+    def needed(n: int, s: int, m: str = judged) -> float:
+        return buffer_needed(jain[m][n][s], c["fair_jain"], c["beyond_s"])
 
     rows = defaultdict(list)
     est = {}
-    for n in ns:
-        for d in delays:
-            rows["n"].append(n)
-            rows["fair_share_kbps"].append(c["capacity_bps"] / n / 1e3)
-            rows["buffer_s"].append(d)
-            rows["buffer_packets"].append(round(d * c["capacity_bps"] / 8 / c["packet_bytes"]))
-            est[n, d] = e = mean_ci(jain[n][s][d] for s in seeds)
-            e.append_to(rows, "jain20")
-            mean_ci(util[n][s][d] for s in seeds).append_to(rows, "utilization")
-            rows["seeds"].append(len(seeds))
+    for m, n, d in [(m, n, d) for m in caps for n in ns for d in delays]:
+        rows["max_rto"].append(m)
+        rows["n"].append(n)
+        rows["fair_share_kbps"].append(c["capacity_bps"] / n / 1e3)
+        rows["buffer_s"].append(d)
+        rows["buffer_packets"].append(round(d * c["capacity_bps"] / 8 / c["packet_bytes"]))
+        est[m, n, d] = e = mean_ci(jain[m][n][s][d] for s in seeds)
+        e.append_to(rows, "jain20")
+        mean_ci(util[m][n][s][d] for s in seeds).append_to(rows, "utilization")
+        rows["seeds"].append(len(seeds))
     needs = defaultdict(list)
-    for n in ns:
+    for m, n in [(m, n) for m in caps for n in ns]:
+        needs["max_rto"].append(m)
         needs["n"].append(n)
         needs["fair_share_kbps"].append(c["capacity_bps"] / n / 1e3)
-        mean_ci(needed(n, s) for s in seeds).append_to(needs, "buffer_needed_s")
+        mean_ci(needed(n, s, m) for s in seeds).append_to(needs, "buffer_needed_s")
 
     quantities = {
         f"buffer_needed_s_{ns[-1]}": mean_ci(needed(ns[-1], s) for s in seeds),
         f"buffer_needed_{ns[-1]}_over_{ns[0]}": mean_ci(
             needed(ns[-1], s) / needed(ns[0], s) for s in seeds
         ),
-        f"jain20_{ns[-1]}_{delays[0]:g}s": est[ns[-1], delays[0]],
+        f"jain20_{ns[-1]}_{delays[0]:g}s": est[judged, ns[-1], delays[0]],
+    } | {
+        f"buffer_needed_s_{ns[-1]}_max_rto_{m}": mean_ci(needed(ns[-1], s, m) for s in seeds)
+        for m in caps[1:]
     }
 
     def draw(ax):
-        for n in ns:
-            errorbar(ax, delays, [est[n, d] for d in delays], f"{n} flows")
+        for m in caps:
+            for n in ns:
+                label = f"{n} flows" + ("" if m == judged else f", max RTO {m}")
+                errorbar(ax, delays, [est[m, n, d] for d in delays], label)
         ax.axhline(c["fair_jain"], color="grey", lw=0.8, ls=":")
         ax.set_xscale("log")
         ax.set_xticks(delays, [f"{d:g}" for d in delays])
