@@ -1,10 +1,12 @@
 """The results document: every experiment's setup, its claims judged by a full `reproduce all`,
 and its discussion, as Markdown (docs/experiments.md is this, generated, never hand-edited).
 
-The numbers come only from the verdict files of the runs (`DIR/ID/verdict.json`), stamped with
-the commit they ran at; the prose comes from each experiment file's `[doc]` table (`summary`:
-the setup and what must show; `discussion`, written by hand, with `discussion_as_of`: the
-commit of the run it discusses, said beside it when it is not the document's).
+The numbers and verdicts come only from the verdict files of the runs (`DIR/ID/verdict.json`),
+stamped with the commit they ran at; the prose comes from each experiment file: its `[doc]`
+table (`summary`: the setup and what must show; `discussion`, written by hand, with
+`discussion_as_of`: the commit of the run it discusses, said beside it when it is not the
+document's) and each claim's `explanation` and `shown_by`, so that an explanation written after
+the run (an arm that shows it, say) reaches the document without rerunning it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from .verdict import claim_notes, claims_table
+from .verdict import claim_notes, claims_table, explanation_status
 
 #: Sections of the document: the experiments whose id starts with the prefix, in this order.
 GROUPS = [
@@ -64,13 +66,25 @@ def _experiment(exp: dict, verdict: dict | None, directory: Path, commit: str) -
     return out
 
 
+def with_current_prose(verdict: dict, exp: dict) -> dict:
+    """`verdict` with each claim's explanation and `shown_by` as the experiment file has them
+    now (the verdict and numbers stay the run's)."""
+    prose = {c["id"]: c for c in exp.get("claim", []) if "id" in c}
+    claims = []
+    for c in verdict["claims"]:
+        now = prose.get(c["id"], {})
+        c = {**c, "explanation": now.get("explanation"), "shown_by": now.get("shown_by")}
+        claims.append({**c, "explanation_status": explanation_status(c)})
+    return {**verdict, "claims": claims}
+
+
 def document(root: Path, experiments: dict[str, dict], date: str | None = None) -> str:
     """The document for the verdicts under `root` (one directory per experiment id)."""
     verdicts = {}
     for exp_id in experiments:
         f = root / exp_id / "verdict.json"
         if f.is_file():
-            verdicts[exp_id] = json.loads(f.read_text())
+            verdicts[exp_id] = with_current_prose(json.loads(f.read_text()), experiments[exp_id])
     if not verdicts:
         raise DocumentError(f"{root}: no verdict.json under it (run `routerlab reproduce all`)")
     commits = sorted({v["git_commit"][:7] for v in verdicts.values()})
