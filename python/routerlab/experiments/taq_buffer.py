@@ -31,14 +31,16 @@ def buffer_needed(jain_by_delay: dict[float, float], threshold: float, beyond: f
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     c = exp["constants"]
     delay = {b: float(v["delay_s"]) for b, v in exp["variants"]["buffer"].items()}
-    # jain[max_rto][n][seed][delay_s], utilization likewise
+    # jain[sender][n][seed][delay_s], utilization likewise
     jain: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     util: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    timeouts: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     for r in runs:
-        m, n, d = r.params["max_rto"], r.params["n"], delay[r.params["buffer"]]
+        m, n, d = r.params["sender"], r.params["n"], delay[r.params["buffer"]]
         jain[m][n][r.seed][d] = settled_jain(r, float(r.params["warmup_s"]))
         util[m][n][r.seed][d] = bottleneck_utilization(r)
-    caps = [m for m in exp["grid"]["max_rto"] if m in jain]
+        timeouts[m][n][r.seed][d] = float(np.mean(r.tables["flows"]["timeouts"].to_numpy()))
+    caps = [m for m in exp["grid"]["sender"] if m in jain]
     judged = caps[0]
     ns = sorted(jain[judged])
     seeds = sorted(jain[judged][ns[0]])
@@ -50,7 +52,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     rows = defaultdict(list)
     est = {}
     for m, n, d in [(m, n, d) for m in caps for n in ns for d in delays]:
-        rows["max_rto"].append(m)
+        rows["sender"].append(m)
         rows["n"].append(n)
         rows["fair_share_kbps"].append(c["capacity_bps"] / n / 1e3)
         rows["buffer_s"].append(d)
@@ -58,10 +60,11 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         est[m, n, d] = e = mean_ci(jain[m][n][s][d] for s in seeds)
         e.append_to(rows, "jain20")
         mean_ci(util[m][n][s][d] for s in seeds).append_to(rows, "utilization")
+        mean_ci(timeouts[m][n][s][d] for s in seeds).append_to(rows, "timeouts_per_flow")
         rows["seeds"].append(len(seeds))
     needs = defaultdict(list)
     for m, n in [(m, n) for m in caps for n in ns]:
-        needs["max_rto"].append(m)
+        needs["sender"].append(m)
         needs["n"].append(n)
         needs["fair_share_kbps"].append(c["capacity_bps"] / n / 1e3)
         mean_ci(needed(n, s, m) for s in seeds).append_to(needs, "buffer_needed_s")
@@ -73,14 +76,18 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         ),
         f"jain20_{ns[-1]}_{delays[0]:g}s": est[judged, ns[-1], delays[0]],
     } | {
-        f"buffer_needed_s_{ns[-1]}_max_rto_{m}": mean_ci(needed(ns[-1], s, m) for s in seeds)
+        f"buffer_needed_s_{ns[-1]}_{m}": mean_ci(needed(ns[-1], s, m) for s in seeds)
         for m in caps[1:]
     }
+    if "paced" in caps and 32.0 in delays:
+        quantities[f"jain20_{ns[-1]}_32s_paced_minus_{judged}"] = mean_ci(
+            jain["paced"][ns[-1]][s][32.0] - jain[judged][ns[-1]][s][32.0] for s in seeds
+        )
 
     def draw(ax):
         for m in caps:
             for n in ns:
-                label = f"{n} flows" + ("" if m == judged else f", max RTO {m}")
+                label = f"{n} flows" + ("" if m == judged else f", {m}")
                 errorbar(ax, delays, [est[m, n, d] for d in delays], label)
         ax.axhline(c["fair_jain"], color="grey", lw=0.8, ls=":")
         ax.set_xscale("log")
