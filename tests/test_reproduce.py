@@ -385,13 +385,14 @@ def test_the_results_document_is_generated_from_the_verdicts(exp_dir: Path, tmp_
 
 def test_the_document_takes_explanations_from_the_experiment_file_and_numbers_from_the_run():
     from routerlab.experiments.document import with_current_prose
+    from routerlab.experiments.verdict import DIFFERS
 
-    run = {"claims": [{"id": "a", "verdict": "differs", "ours": 3.0, "explanation": None}]}
+    run = {"claims": [{"id": "a", "verdict": DIFFERS, "ours": 3.0, "explanation": None}]}
     run["claims"][0]["explanation_status"] = "unexplained"
     exp = {"claim": [{"id": "a", "explanation": "why", "shown_by": "arm"}]}
     (c,) = with_current_prose(run, exp)["claims"]
     assert (c["explanation"], c["shown_by"], c["explanation_status"]) == ("why", "arm", "shown")
-    assert c["verdict"] == "differs" and c["ours"] == 3.0, "the run's, untouched"
+    assert (c["verdict"], c["ours"]) == (run["claims"][0]["verdict"], 3.0), "the run's, untouched"
     (c,) = with_current_prose(run, {"claim": [{"id": "a", "explanation": "why"}]})["claims"]
     assert c["explanation_status"] == "unverified"
     assert run["claims"][0]["explanation"] is None, "the verdict read is not changed"

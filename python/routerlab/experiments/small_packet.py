@@ -34,6 +34,12 @@ def point_capacity(name: str) -> str:
     return name.split("-")[0]
 
 
+def capacities_by_rate(points: dict) -> list[str]:
+    """The capacities points are named after, slowest first."""
+    rate = {point_capacity(name): p["capacity_bps"] for name, p in points.items()}
+    return sorted(rate, key=rate.__getitem__)
+
+
 def silent_fraction(run: Run) -> float:
     """Mean over the slices of the share of flows that received nothing in the slice."""
     f = run.tables["fairness"].to_pydict()

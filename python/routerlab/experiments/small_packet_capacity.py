@@ -12,6 +12,7 @@ from . import Analysis, Run
 from .plots import errorbar, figure
 from .small_packet import (
     bottleneck_utilization,
+    capacities_by_rate,
     fair_share_axes,
     knee,
     point_capacity,
@@ -37,8 +38,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         p = r.params["point"]
         metric["jain20"][point_capacity(p)][r.seed][p] = r.summary["jain_short_mean"]
         metric["utilization"][point_capacity(p)][r.seed][p] = bottleneck_utilization(r)
-    rate = {point_capacity(p): points[p]["capacity_bps"] for p in points}
-    caps = sorted(metric["jain20"], key=rate.__getitem__)
+    caps = [cap for cap in capacities_by_rate(points) if cap in metric["jain20"]]
     seeds = sorted(metric["jain20"][caps[0]])
 
     def knees(cap: str) -> list[float]:

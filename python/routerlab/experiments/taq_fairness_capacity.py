@@ -12,6 +12,7 @@ from . import Analysis, Run
 from .plots import errorbar, figure
 from .small_packet import (
     bottleneck_utilization,
+    capacities_by_rate,
     fair_share_axes,
     point_capacity,
     point_share_bps,
@@ -35,7 +36,8 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     run_points = sorted({p for p, _ in metric["jain20"]}, key=share_bps, reverse=True)
     queues = [q for q in exp["grid"]["queue"] if any(k[1] == q for k in metric["jain20"])]
     seeds = sorted(next(iter(metric["jain20"].values())))
-    caps = sorted({point_capacity(p) for p in run_points}, key=lambda k: k.endswith("mbps"))
+    run_caps = {point_capacity(p) for p in run_points}
+    caps = [cap for cap in capacities_by_rate(points) if cap in run_caps]
 
     def gain(cap: str, s: int) -> float:
         small = [p for p in run_points if share_bps(p) < c["judged_share_bps"]]

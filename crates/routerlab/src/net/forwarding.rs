@@ -70,6 +70,8 @@ pub struct Forwarder {
     salt: u64,
     rng: SimRng,
     rr: RoundRobin,
+    /// PLTS-CNT's tie-breaking pointer when its ties go round (`spray-cnt-rotate`).
+    cnt_rotation: u32,
     custom: Option<Box<dyn NextHopPolicy>>,
 }
 
@@ -83,7 +85,7 @@ impl std::fmt::Debug for Forwarder {
 impl Forwarder {
     pub fn new(policy: ForwardingPolicy, mut rng: SimRng) -> Forwarder {
         let salt = rng.next_u64();
-        Forwarder { policy, salt, rng, rr: RoundRobin::default(), custom: None }
+        Forwarder { policy, salt, rng, rr: RoundRobin::default(), cnt_rotation: 0, custom: None }
     }
 
     /// Replace the built-in policy with a custom one.
@@ -111,7 +113,7 @@ impl Forwarder {
             ForwardingPolicy::Ecmp => self.ecmp(hops, pkt.meta.flow_hash),
             ForwardingPolicy::SprayRandom => spray::random(hops, &mut self.rng),
             ForwardingPolicy::SprayLeastQueue(reading) => {
-                spray::least_queue(hops, ports, now, reading, &mut self.rng, &mut self.rr.cnt_rotation)
+                spray::least_queue(hops, ports, now, reading, &mut self.rng, &mut self.cnt_rotation)
             }
             ForwardingPolicy::SprayRoundRobin(scope) => self.rr.choose(scope, hops, pkt),
         }

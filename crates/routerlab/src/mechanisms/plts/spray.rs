@@ -67,8 +67,8 @@ pub fn least_queue(
         return least_occupied_rotating(hops, ports, now, rotation);
     }
     let bytes = |h: PortId| match reading {
-        CntReading::Occupancy | CntReading::OccupancyRotating => ports[h.idx()].occupancy_bytes(now),
         CntReading::WaitingFirstPort => ports[h.idx()].queue_bytes(),
+        _ => ports[h.idx()].occupancy_bytes(now),
     };
     let mut best = hops[0];
     let mut best_bytes = bytes(best);
@@ -125,8 +125,6 @@ pub enum RrScope {
 #[derive(Clone, Debug, Default)]
 pub struct RoundRobin {
     next: u32,
-    /// PLTS-CNT's tie-breaking pointer under [`CntReading::OccupancyRotating`].
-    pub cnt_rotation: u32,
     /// Pure ACKs' counter under [`RrScope::SwitchData`].
     next_ack: u32,
     /// Per-flow counters by `2 × connection + direction`, or per-destination by host.
