@@ -86,26 +86,10 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
                     "throughput_of_ideal",
                 )
 
-    def queue_growth(scheme):
-        """Per seed: how much the failure lengthens the queues on the shifted links, over how
-        much it lengthens those on the other core links (each + 1 byte, so that no run
-        divides by 0)."""
-        return [
-            ((fs + 1) / (ns + 1)) / ((fo + 1) / (no + 1))
-            for fs, ns, fo, no in zip(
-                at(scheme, "core-link", "shifted_link_queue"),
-                at(scheme, "none", "shifted_link_queue"),
-                at(scheme, "core-link", "other_link_queue"),
-                at(scheme, "none", "other_link_queue"),
-                strict=True,
-            )
-        ]
-
     quantities = {
         "into_pod_fail_over_none_spray-rr-flow": mean_ci(kept("spray-rr-flow", "into_pod")),
         "others_fail_over_none_spray-rr-flow": mean_ci(kept("spray-rr-flow", "others")),
         "elsewhere_fail_over_none_spray-rr-flow": mean_ci(kept("spray-rr-flow", "elsewhere")),
-        "shifted_queue_growth_spray-rr-flow": mean_ci(queue_growth("spray-rr-flow")),
         "elsewhere_recoveries_fail_over_none_spray-rr-flow": mean_ci(
             (x + 1) / (y + 1)
             for x, y in zip(
