@@ -40,6 +40,8 @@ class Dumbbell:
     rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
     # routerlab only: when the window may grow; "none" grows it on every ACK, as ns-3's NewReno
     cwnd_validation: str = "last-send"
+    # routerlab only: what a reduction scales; "pipe" as ns-3's `BytesInFlight`, "cwnd" as Linux
+    ssthresh_base: str = "flight"
     # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
     # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
     ns3_prr: str = "ns3"
@@ -56,7 +58,7 @@ class Dumbbell:
 
     def starts(self, k: int) -> list[float]:
         """Flow i starts at i ms plus a perturbation in [0, 1 ms)."""
-        rng = random.Random(f"{self.name}/{k}")
+        rng = random.Random(f"{perturbation_key(self)}/{k}")
         return [round(i * 1e-3 + rng.random() * 1e-3, 9) for i in range(self.flows)]
 
 
@@ -80,6 +82,8 @@ class Incast:
     rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
     # routerlab only: when the window may grow; "none" grows it on every ACK, as ns-3's NewReno
     cwnd_validation: str = "last-send"
+    # routerlab only: what a reduction scales; "pipe" as ns-3's `BytesInFlight`, "cwnd" as Linux
+    ssthresh_base: str = "flight"
     # ns-3 only: "linux" is ns-3's TCP taking RTT samples as Linux does (`LinuxRttSocket`).
     ns3_rtt: str = "ns3"
     ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
@@ -88,7 +92,7 @@ class Incast:
     def access_delays_us(self, k: int) -> list[float]:
         """Sender i's access link delay under perturbation k: the link delay plus a draw in
         [0, delay_spread_us), so that the rounds themselves differ between perturbations."""
-        rng = random.Random(f"{self.name}/{k}/delays")
+        rng = random.Random(f"{perturbation_key(self)}/{k}/delays")
         return [
             round(self.link_delay_us + rng.random() * self.delay_spread_us, 3)
             for _ in range(self.senders)
@@ -97,8 +101,15 @@ class Incast:
     def opens(self, k: int) -> list[float]:
         """Connection i opens at i·20 µs plus a perturbation in [0, 20 µs): spread, so that
         the handshakes do not overflow the buffer before the first round."""
-        rng = random.Random(f"{self.name}/{k}")
+        rng = random.Random(f"{perturbation_key(self)}/{k}")
         return [round(i * 20e-6 + rng.random() * 20e-6, 9) for i in range(self.senders)]
+
+
+def perturbation_key(p: Dumbbell | Incast) -> str:
+    """What perturbation k of `p` is drawn from: the name of the point whose ns-3 runs `p` is
+    compared with, so that a point changing routerlab only replays ns-3's very starts and
+    delays."""
+    return p.ns3_same_as or p.name
 
 
 def points() -> list[Dumbbell | Incast]:
@@ -190,6 +201,32 @@ def points() -> list[Dumbbell | Incast]:
     ]:
         grid.append(
             replace(p, name=f"{p.name}/ns3-cwnd-growth", cwnd_validation="none", ns3_same_as=p.name)
+        )
+    # routerlab scaling the pipe at a reduction, as ns-3's `GetSsThresh(BytesInFlight())`; ns-3
+    # unchanged.
+    for p in [
+        q for q in grid if q.name in ("dumbbell-newreno-20", "incast-40-256pkts-200ms/delay-spread")
+    ]:
+        grid.append(
+            replace(p, name=f"{p.name}/ns3-ssthresh", ssthresh_base="pipe", ns3_same_as=p.name)
+        )
+    # routerlab with all three of ns-3's rules above at once (RTT samples and backoff, window
+    # growth, the pipe at a reduction); ns-3 unchanged.
+    for name in (
+        "incast-120-64pkts-1ms/no-timestamps",
+        "incast-120-64pkts-1ms/no-timestamps/delay-spread",
+        "incast-40-256pkts-200ms/delay-spread",
+    ):
+        p = point_in(grid, name)
+        grid.append(
+            replace(
+                p,
+                name=f"{name}/ns3-tcp",
+                rtt_model="ns3",
+                cwnd_validation="none",
+                ssthresh_base="pipe",
+                ns3_same_as=name,
+            )
         )
     # ns-3's PRR counting as RFC 6937 does; routerlab unchanged (CUBIC also in Linux's
     # arithmetic, which ns-3's follows).

@@ -24,6 +24,7 @@ rtt_model = "{rtt_model}"
 recovery = "prr"
 sack_rtt = false
 cwnd_validation = "{cwnd_validation}"
+ssthresh_base = "{ssthresh_base}"
 delayed_ack = false
 min_rto = "{min_rto}"
 rto_granularity = "0s"
@@ -47,6 +48,7 @@ def transport(p: grid.Dumbbell | grid.Incast, cc: str) -> str:
         timestamps=str(p.timestamps).lower(),
         rtt_model=p.rtt_model,
         cwnd_validation=p.cwnd_validation,
+        ssthresh_base=p.ssthresh_base,
         ecn=str(getattr(p, "ecn", False)).lower(),  # DCTCP negotiates ECN whatever this says
     )
 

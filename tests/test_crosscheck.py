@@ -69,3 +69,18 @@ def test_within_applies_the_tolerances():
     assert records.within("drops", 100.0, 129.0) and not records.within("drops", 100.0, 131.0)
     assert records.within("timeouts", 1.0, 100.0) is None, "reported, not judged"
     assert records.within("fct_mean_ms", float("nan"), 1.0) is None
+
+
+def test_a_routerlab_only_variation_replays_ns3s_perturbations():
+    """A point compared with another point's ns-3 runs (`ns3_same_as`) must draw the same start
+    times and delays as that point did in ns-3, or the comparison mixes two trajectories."""
+    variations = [p for p in grid.points() if p.ns3_same_as]
+    assert variations
+    for p in variations:
+        base = grid.point(p.ns3_same_as)
+        for k in range(grid.PERTURBATIONS):
+            if p.kind == "dumbbell":
+                assert p.starts(k) == base.starts(k), p.name
+            else:
+                assert p.opens(k) == base.opens(k), p.name
+                assert p.access_delays_us(k) == base.access_delays_us(k), p.name

@@ -86,7 +86,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
 
     def draw(axes):
         for ax, cls in zip(axes, ("small", "large"), strict=True):
-            for q in ("droptail", "taq", "taq-ac", "taq-ac-30s"):
+            for q in ("droptail", "taq", "taq-ac", "taq-ac-hold", "taq-ac-30s"):
                 if (q, cls) not in pooled:
                     continue
                 x = np.sort(np.concatenate(pooled[q, cls]))

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use super::schema::{
     Cc, ConnectMode, CubicCc, CubicModelName, CwndValidationName, DctcpCc, DupAckFilterName, ForwardingName,
-    KaRoundingName, KaStage, KickAssCc, Link, LinkState, MptcpPathsName, PermutationPattern, Queue, RcpStage,
-    RecoveryName, RttModelName, SpOccupancyName, SpStage, SpVariantName, TaqDropName, Topology, Transport,
-    Workload,
+    KaRoundingName, KaStage, KickAssCc, Link, LinkState, MptcpPathsName, NotAdmittedName, PermutationPattern,
+    Queue, RcpStage, RecoveryName, RttModelName, SpOccupancyName, SpStage, SpVariantName, SsthreshBaseName,
+    TaqDropName, Topology, Transport, Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Starts, Threshold};
 use super::{Scenario, ScenarioError};
@@ -21,7 +21,7 @@ use crate::mechanisms::ka::{KaEndpoint, KaParams, RateProtocol, RcpParams};
 use crate::mechanisms::plts::spray::{CntReading, RrScope};
 use crate::mechanisms::plts::{FilterKind, FilterParams};
 use crate::mechanisms::sp::{SpEpoch, SpOccupancy, SpParams, SpVariant};
-use crate::mechanisms::taq::admission::AdmissionParams;
+use crate::mechanisms::taq::admission::{AdmissionParams, NotAdmitted};
 use crate::mechanisms::taq::{TaqDrop, TaqParams};
 use crate::net::forwarding::ForwardingPolicy;
 use crate::net::index::{TopologyIndex, root};
@@ -33,7 +33,8 @@ use crate::rng::{SimRng, StreamId};
 use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec, SpSenderSpec};
 use crate::tcp::cc::{CcConfig, CubicModel, CubicParams, DctcpParams, HystartParams};
 use crate::tcp::{
-    CwndValidation, DelayedAck, MptcpConfig, MptcpPaths, Recovery, RtoParams, RttModel, TcpConfig,
+    CwndValidation, DelayedAck, MptcpConfig, MptcpPaths, Recovery, RtoParams, RttModel, SsthreshBase,
+    TcpConfig,
 };
 use crate::topology::{self, BuiltTopology, DumbbellParams, FatTreeParams, ParkingLotParams, StarParams};
 use crate::units::{Rate, SimTime, Size};
@@ -114,6 +115,11 @@ impl Default for Transport {
                 CwndValidation::Linux => CwndValidationName::Linux,
                 CwndValidation::LastSend => CwndValidationName::LastSend,
                 CwndValidation::None => CwndValidationName::None,
+            },
+            ssthresh_base: match d.ssthresh_base {
+                SsthreshBase::Cwnd => SsthreshBaseName::Cwnd,
+                SsthreshBase::Flight => SsthreshBaseName::Flight,
+                SsthreshBase::Pipe => SsthreshBaseName::Pipe,
             },
             delayed_ack: d.delayed_ack.is_some(),
             delayed_ack_count: d.delayed_ack.unwrap_or(da).count,
@@ -196,6 +202,11 @@ impl Transport {
                 CwndValidationName::Linux => CwndValidation::Linux,
                 CwndValidationName::LastSend => CwndValidation::LastSend,
                 CwndValidationName::None => CwndValidation::None,
+            },
+            ssthresh_base: match self.ssthresh_base {
+                SsthreshBaseName::Cwnd => SsthreshBase::Cwnd,
+                SsthreshBaseName::Flight => SsthreshBase::Flight,
+                SsthreshBaseName::Pipe => SsthreshBase::Pipe,
             },
             delayed_ack: self
                 .delayed_ack
@@ -521,6 +532,10 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                         *field = d.0;
                     }
                 }
+                ap.not_admitted = match a.not_admitted {
+                    Some(NotAdmittedName::Reject) | None => NotAdmitted::Reject,
+                    Some(NotAdmittedName::Hold) => NotAdmitted::Hold,
+                };
                 params.admission = Some(ap);
             }
             QueueSpec::Taq(params)

@@ -419,6 +419,19 @@ pub struct TaqAdmission {
     pub t_wait: Option<PositiveDuration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_window: Option<PositiveDuration>,
+    /// A waiting pool's handshake packets: `"reject"` (§4.3, the default) or `"hold"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_admitted: Option<NotAdmittedName>,
+}
+
+/// `admission.not_admitted`: `"reject"` (drop a waiting pool's handshake packets; a retry
+/// after the pool's admission passes) or `"hold"` (keep them and send them on admission).
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotAdmittedName {
+    #[serde(rename = "reject")]
+    Reject,
+    #[serde(rename = "hold")]
+    Hold,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -730,6 +743,8 @@ pub struct Transport {
     pub sack_rtt: bool,
     /// When the window may grow: `"linux"`, `"last-send"` or `"none"`.
     pub cwnd_validation: CwndValidationName,
+    /// What a reduction scales: `"cwnd"` (Linux), `"flight"` (RFC 5681) or `"pipe"` (ns-3).
+    pub ssthresh_base: SsthreshBaseName,
     pub delayed_ack: bool,
     pub delayed_ack_count: u32,
     pub delayed_ack_timeout: PositiveDuration,
@@ -767,6 +782,20 @@ pub enum CwndValidationName {
     LastSend,
     #[serde(rename = "none")]
     None,
+}
+
+/// `transport.ssthresh_base`: `"cwnd"` (Linux's `tcp_reno_ssthresh`), `"flight"` (RFC 5681's
+/// FlightSize, capped at cwnd) or `"pipe"` (RFC 6675's pipe, as ns-3's `BytesInFlight`); see
+/// `tcp::SsthreshBase`.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SsthreshBaseName {
+    #[default]
+    #[serde(rename = "cwnd")]
+    Cwnd,
+    #[serde(rename = "flight")]
+    Flight,
+    #[serde(rename = "pipe")]
+    Pipe,
 }
 
 /// `transport.mptcp_paths`: `"hashed"` (each subflow's source port hashed through ECMP, as

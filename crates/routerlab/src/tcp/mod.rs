@@ -63,6 +63,24 @@ pub enum CwndValidation {
     None,
 }
 
+/// What a multiplicative decrease scales (halves, for NewReno) when a loss, a timeout or an ECN
+/// echo sets ssthresh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SsthreshBase {
+    /// The congestion window, as Linux's `tcp_reno_ssthresh` and `cubictcp_recalc_ssthresh`
+    /// (`tcp_init_cwnd_reduction`, `tcp_enter_loss`).
+    #[default]
+    Cwnd,
+    /// FlightSize, the data sent and not cumulatively acknowledged (RFC 5681 eq. 4), capped at
+    /// cwnd: data SACKed after a hole and limited-transmit segments are not window the sender
+    /// earned.
+    Flight,
+    /// The pipe (RFC 6675 §4: sent, not SACKed and not presumed lost, plus retransmissions),
+    /// which ns-3's `BytesInFlight` gives its `GetSsThresh` on entering recovery, CWR, and at a
+    /// timeout.
+    Pipe,
+}
+
 /// How RTT samples are taken and when the RTO's backoff ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum RttModel {
@@ -128,6 +146,9 @@ pub struct TcpConfig {
     pub sack_rtt: bool,
     /// When the window may grow (Linux's rule by default).
     pub cwnd_validation: CwndValidation,
+    /// What a reduction scales: cwnd (Linux's, the default), FlightSize (RFC 5681) or the pipe
+    /// (ns-3's).
+    pub ssthresh_base: SsthreshBase,
     /// With SACK: presume a retransmission lost again once data sent after it is SACKed, and
     /// resend it, instead of waiting for the timer (Linux's `tcp_mark_lost_retrans`, which RACK
     /// later generalized; RFC 6675 itself leaves lost retransmissions to the timer).
@@ -208,6 +229,7 @@ impl Default for TcpConfig {
             rtt_model: RttModel::Linux,
             sack_rtt: true,
             cwnd_validation: CwndValidation::Linux,
+            ssthresh_base: SsthreshBase::Cwnd,
             lost_retransmit_detection: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,

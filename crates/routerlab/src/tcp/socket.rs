@@ -26,7 +26,7 @@ use super::receiver::{EcnEcho, Receiver};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Sacked, Scoreboard};
 use super::timestamps::TsClock;
-use super::{CwndValidation, Recovery, RttModel, TcpConfig};
+use super::{CwndValidation, Recovery, RttModel, SsthreshBase, TcpConfig};
 use crate::mechanisms::ka::{RateProtocol, encoding as ka_code};
 use crate::net::packet::{Ecn, RateFields, SackList, TcpFlags, TcpSegment};
 use crate::units::{Rate, SimTime};
@@ -1345,12 +1345,16 @@ impl TcpSocket {
         self.win.cwnd = pipe + sndcnt;
     }
 
-    /// The FlightSize that multiplicative decrease halves (RFC 5681 eq. 4), capped at cwnd. Data
-    /// SACKed but not yet cumulatively acknowledged, and limited-transmit segments (RFC 6675
-    /// §5 (4.2)), are not window the sender earned: counting them would make a loss detected
-    /// just after a recovery *raise* the window. Linux halves cwnd itself.
+    /// What multiplicative decrease scales (`TcpConfig::ssthresh_base`). FlightSize is capped
+    /// at cwnd: data SACKed but not yet cumulatively acknowledged, and limited-transmit
+    /// segments (RFC 6675 §5 (4.2)), are not window the sender earned; counting them would
+    /// make a loss detected just after a recovery *raise* the window.
     fn flight_for_reduction(&self) -> u64 {
-        (self.snd_nxt - self.snd_una).min(self.win.cwnd)
+        match self.cfg.ssthresh_base {
+            SsthreshBase::Cwnd => self.win.cwnd,
+            SsthreshBase::Flight => (self.snd_nxt - self.snd_una).min(self.win.cwnd),
+            SsthreshBase::Pipe => self.sb.pipe(),
+        }
     }
 
     /// Fast retransmit and recovery. `presume_first_lost`: the hole at `snd_una` is the loss
@@ -2014,6 +2018,28 @@ mod tests {
         let prr = run(Recovery::Prr);
         // ssthresh/RecoverFS = 1/2: one new segment for about every two delivered.
         assert!((3..=7).contains(&prr), "PRR sent {prr} in the first 10 ACKs");
+    }
+
+    /// The reduction's base: a flow of 25 segments under an initial window of 40 loses its
+    /// first; recovery starts with cwnd 40 segments, FlightSize 25 and a pipe of 25 less the
+    /// 3 SACKed and the 1 presumed lost. NewReno halves what `ssthresh_base` names.
+    #[test]
+    fn ssthresh_halves_cwnd_flight_or_pipe_as_configured() {
+        let run = |base: SsthreshBase| {
+            let c = with(|c| (c.init_cwnd, c.ssthresh_base) = (40, base));
+            let mut h = Harness::new(c, c, SimTime::from_ms(10));
+            h.drop = Box::new(|dir, i, o| {
+                dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0 && !o.retransmission
+            });
+            h.start(25 * 1460, true);
+            h.run_until(SimTime::from_secs(1));
+            assert!(h.a.all_acked(), "{:?}", h.a.stats());
+            assert_eq!((h.a.stats().fast_recoveries, h.a.stats().timeouts), (1, 0));
+            h.a.ssthresh() / 1460
+        };
+        assert_eq!(run(SsthreshBase::Cwnd), 20, "Linux: cwnd / 2");
+        assert_eq!(run(SsthreshBase::Flight), 12, "RFC 5681: FlightSize / 2");
+        assert_eq!(run(SsthreshBase::Pipe), 10, "ns-3: pipe / 2 = (25 − 3 − 1) / 2");
     }
 
     /// PRR's send count, on its own: while the pipe is above ssthresh, cwnd = pipe + ⌈delivered ·

@@ -13,11 +13,17 @@
 //!   it opens a new pool while the measured loss rate is below `p_thresh × admit_factor` ("a
 //!   threshold slightly smaller than p_thresh as a congestion avoidance strategy") and no pool
 //!   is waiting before it.
-//! - A pool that is not admitted *waits*: its flows' handshake packets are held (one per flow;
-//!   the endpoints' retransmissions of it are dropped, as duplicates of a held packet). Waiting
-//!   pools are let in first come, first served, one per loss window while the loss rate is low,
-//!   and each after at most `t_wait` whatever the loss rate (§4.3: "after a specific wait time,
-//!   T_wait, the user is guaranteed admission for one flow pool").
+//! - A pool that is not admitted *waits*. Its flows' handshake packets are rejected (dropped)
+//!   and the middlebox announces the wait: the pool is guaranteed admission `t_wait` after its
+//!   first rejection (§4.3: "after a specific wait time, T_wait, the user is guaranteed
+//!   admission for one flow pool"; T_wait is "less than the TCP SYN connection timeout; hence,
+//!   the TCP connection request is still alive in timeout phase and a future SYN retry can be
+//!   admitted"). The endpoints' own retries find the pool admitted; no endpoint reads the
+//!   announcement, which is counted (`AdmissionStats`) as a proxy would show it to its user.
+//!   Or (`NotAdmitted::Hold`, beyond the paper) the handshake packets are held, one per flow,
+//!   and sent on admission; retransmissions of a held packet are dropped as duplicates.
+//! - Waiting pools are let in first come, first served, one per loss window while the loss
+//!   rate is low, and each after at most `t_wait` whatever the loss rate.
 //! - The loss rate is the middlebox's own: drops over admitted arrivals, in windows of
 //!   `loss_window`; the last complete window's rate is the one used.
 //!
@@ -49,6 +55,19 @@ pub struct AdmissionParams {
     pub t_wait: SimTime,
     /// Window of the loss-rate measurement: 1 s (ours).
     pub loss_window: SimTime,
+    /// What happens to a handshake packet of a pool not admitted: rejected (the paper's) or
+    /// held until admission.
+    pub not_admitted: NotAdmitted,
+}
+
+/// What happens to a handshake packet of a waiting pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum NotAdmitted {
+    /// Dropped; a retry after the pool's admission passes (§4.3).
+    #[default]
+    Reject,
+    /// Held at the middlebox (one per flow) and sent when the pool is admitted.
+    Hold,
 }
 
 impl Default for AdmissionParams {
@@ -59,6 +78,7 @@ impl Default for AdmissionParams {
             pool_gap: SimTime::from_secs(3),
             t_wait: SimTime::from_secs(3),
             loss_window: SimTime::from_secs(1),
+            not_admitted: NotAdmitted::Reject,
         }
     }
 }
@@ -72,6 +92,8 @@ pub enum Admit {
     Hold,
     /// Drop it: a retransmission of a handshake packet already held.
     Duplicate,
+    /// Drop it: a handshake packet of a pool not admitted yet.
+    Reject,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +116,10 @@ pub struct AdmissionStats {
     /// Waiting pools let in because the loss rate fell, and because T_wait ran out.
     pub released_by_loss: u64,
     pub released_by_t_wait: u64,
+    /// Handshake packets rejected, and the waits announced with them (the time left until
+    /// the pool's guaranteed admission), summed.
+    pub rejections: u64,
+    pub announced_wait: SimTime,
 }
 
 #[derive(Clone, Debug)]
@@ -104,7 +130,7 @@ pub struct AdmissionControl {
     waiting: VecDeque<HostId>,
     /// Admitted flows and their pool (None: a flow older than the middlebox's knowledge).
     admitted: HashMap<FlowKey, Option<HostId>>,
-    /// Flows with a held packet, and their pool.
+    /// Flows of waiting pools (a held or rejected handshake), and their pool.
     held: HashMap<FlowKey, HostId>,
     window_start: SimTime,
     arrivals: u64,
@@ -147,8 +173,11 @@ impl AdmissionControl {
             self.arrivals += 1;
             return Admit::Pass;
         }
-        if self.held.contains_key(&key) {
-            return Admit::Duplicate;
+        if let Some(&source) = self.held.get(&key) {
+            return match self.p.not_admitted {
+                NotAdmitted::Hold => Admit::Duplicate,
+                NotAdmitted::Reject => self.reject(now, source),
+            };
         }
         if !syn {
             // Not a handshake: a flow older than our knowledge of it.
@@ -157,7 +186,10 @@ impl AdmissionControl {
             return Admit::Pass;
         }
         let source = if ack { key.dst } else { key.src };
-        let alive = self.pools.get(&source).filter(|p| now.saturating_sub(p.last_seen) <= self.p.pool_gap);
+        // A waiting pool stays, however long its flows' retries take.
+        let alive = self.pools.get(&source).filter(|p| {
+            matches!(p.state, PoolState::Waiting { .. }) || now.saturating_sub(p.last_seen) <= self.p.pool_gap
+        });
         let state = match alive {
             Some(pool) => pool.state,
             None => {
@@ -182,9 +214,21 @@ impl AdmissionControl {
             }
             PoolState::Waiting { .. } => {
                 self.held.insert(key, source);
-                Admit::Hold
+                match self.p.not_admitted {
+                    NotAdmitted::Hold => Admit::Hold,
+                    NotAdmitted::Reject => self.reject(now, source),
+                }
             }
         }
+    }
+
+    /// Reject a handshake packet of waiting pool `source`, announcing the wait left.
+    fn reject(&mut self, now: SimTime, source: HostId) -> Admit {
+        if let Some(PoolState::Waiting { since }) = self.pools.get(&source).map(|p| p.state) {
+            self.stats.rejections += 1;
+            self.stats.announced_wait += (since + self.p.t_wait).saturating_sub(now);
+        }
+        Admit::Reject
     }
 
     /// An admitted packet was dropped here.
@@ -276,7 +320,11 @@ mod tests {
     }
 
     fn congested() -> AdmissionControl {
-        let mut ac = AdmissionControl::new(AdmissionParams::default());
+        congested_with(AdmissionParams { not_admitted: NotAdmitted::Hold, ..Default::default() })
+    }
+
+    fn congested_with(p: AdmissionParams) -> AdmissionControl {
+        let mut ac = AdmissionControl::new(p);
         load(&mut ac, ms(0), 20);
         assert!(ac.release(ms(1000)).is_empty()); // closes the first window: loss 0.2
         assert!(!ac.open());
@@ -343,9 +391,39 @@ mod tests {
         assert_eq!(ac.release(ms(4000)), vec![flow(9, 0)]);
     }
 
+    /// §4.3: a waiting pool's handshake is rejected, with the wait until its guaranteed
+    /// admission announced; the endpoint's retry after that admission passes.
+    #[test]
+    fn a_rejected_handshake_passes_on_a_retry_after_its_pool_is_let_in() {
+        let mut ac = congested_with(AdmissionParams::default());
+        assert_eq!(ac.on_packet(ms(1100), flow(7, 0), true, true), Admit::Reject);
+        assert_eq!(ac.on_packet(ms(2100), flow(7, 0), true, true), Admit::Reject, "too early");
+        for t in (1100..4100).step_by(100) {
+            load(&mut ac, ms(t), 30); // loss 0.3 all along
+        }
+        assert_eq!(ac.release(ms(4100)), vec![flow(7, 0)], "T_wait after the first rejection");
+        assert_eq!(ac.on_packet(ms(4200), flow(7, 0), true, true), Admit::Pass, "the retry");
+        assert_eq!(ac.on_packet(ms(4300), flow(7, 0), false, true), Admit::Pass, "and its data");
+        assert_eq!(ac.stats.rejections, 2);
+        assert_eq!(ac.stats.announced_wait, ms(3000 + 2000));
+    }
+
+    /// A waiting pool is one pool however far apart its flows' retries come (a SYN's backoff
+    /// soon exceeds `pool_gap`): it keeps its place and its announced admission time.
+    #[test]
+    fn a_waiting_pool_outlives_the_pool_gap() {
+        let p = AdmissionParams { t_wait: ms(30_000), ..Default::default() };
+        let mut ac = congested_with(p);
+        assert_eq!(ac.on_packet(ms(1100), flow(7, 0), true, true), Admit::Reject);
+        assert_eq!(ac.on_packet(ms(9100), flow(7, 1), true, true), Admit::Reject);
+        assert_eq!(ac.waiting_pools(), 1);
+        assert_eq!(ac.stats.announced_wait, ms(30_000 + 22_000));
+    }
+
     #[test]
     fn a_pool_ends_when_its_source_falls_quiet() {
-        let mut ac = AdmissionControl::new(AdmissionParams::default());
+        let mut ac =
+            AdmissionControl::new(AdmissionParams { not_admitted: NotAdmitted::Hold, ..Default::default() });
         assert_eq!(ac.on_packet(ms(0), flow(7, 0), true, true), Admit::Pass);
         ac.on_packet(ms(2000), flow(7, 0), false, true);
         load(&mut ac, ms(4000), 30);

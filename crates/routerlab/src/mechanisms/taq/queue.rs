@@ -389,11 +389,11 @@ impl TaqQueue {
         drops: &mut Vec<(PacketId, DropCause)>,
     ) {
         let Some(ac) = &mut self.admission else { return };
-        if self.held.is_empty() {
+        if ac.waiting_pools() == 0 {
             return;
         }
         let flows = ac.release(now);
-        if flows.is_empty() {
+        if flows.is_empty() || self.held.is_empty() {
             return;
         }
         let (go, stay): (VecDeque<_>, VecDeque<_>) =
@@ -428,7 +428,7 @@ impl Qdisc for TaqQueue {
                     self.held.push_back((key, pkt));
                     return Verdict::Enqueued;
                 }
-                Admit::Duplicate => {
+                Admit::Duplicate | Admit::Reject => {
                     self.stats.count_drop(DropCause::Admission);
                     return Verdict::Dropped(pkt, DropCause::Admission);
                 }
@@ -524,6 +524,7 @@ impl Qdisc for TaqQueue {
 mod tests {
     use super::*;
     use crate::ids::HostId;
+    use crate::mechanisms::taq::admission::NotAdmitted;
     use crate::net::packet::{Packet, TcpFlags, TcpSegment};
 
     const MSS: u32 = 1000;
@@ -639,7 +640,8 @@ mod tests {
 
     #[test]
     fn a_waiting_pools_handshake_is_held_outside_the_buffer_until_t_wait() {
-        let admission = AdmissionParams { t_wait: ms(3000), ..Default::default() };
+        let admission =
+            AdmissionParams { t_wait: ms(3000), not_admitted: NotAdmitted::Hold, ..Default::default() };
         let mut b = Bench::new(TaqParams { admission: Some(admission), ..Default::default() });
         b.open(1); // a flow admitted while the link was calm…
         for i in 0..200 {
@@ -674,6 +676,47 @@ mod tests {
         assert_eq!(b.q.held.len(), 1, "the queue drained before T_wait: still held");
         assert_eq!(b.take(ms(4099)), None);
         assert_eq!(b.take(ms(4100)), Some(5));
+        assert_eq!(b.q.admission.as_ref().unwrap().stats.released_by_t_wait, 1);
+    }
+
+    /// §4.3 (the default): the handshake of a pool not admitted is dropped, and its retry
+    /// once the pool is let in (T_wait after the first rejection, the link still congested)
+    /// goes into the queue.
+    #[test]
+    fn a_waiting_pools_handshake_is_rejected_and_its_retry_after_t_wait_admitted() {
+        let admission = AdmissionParams { t_wait: ms(3000), ..Default::default() };
+        let mut b = Bench::new(TaqParams { admission: Some(admission), ..Default::default() });
+        b.open(1);
+        let flood = |b: &mut Bench, t: u64| {
+            let next = b.q.tracker.get(&key(1)).map_or(1 + MSS as u64, |f| f.highest_seq + MSS as u64);
+            for i in 0..200 {
+                b.offer(ms(t), 1, next + MSS as u64 * i, MSS);
+            }
+        };
+        flood(&mut b, 200);
+        let tcp = TcpSegment {
+            flags: TcpFlags(TcpFlags::SYN.0 | TcpFlags::ACK.0),
+            src_port: 80,
+            dst_port: 7,
+            ..Default::default()
+        };
+        let syn_ack_at = |b: &mut Bench, t: u64| {
+            let p = b.pool.alloc(Packet::tcp_for_test(HostId(5), HostId(99), tcp));
+            (p, b.q.enqueue(ms(t), p, &mut b.pool, &mut b.drops))
+        };
+        for t in [1100, 2100] {
+            let (p, v) = syn_ack_at(&mut b, t);
+            assert_eq!(v, Verdict::Dropped(p, DropCause::Admission), "rejected at {t} ms");
+            flood(&mut b, t + 400);
+        }
+        assert!(b.q.held.is_empty(), "nothing held");
+        flood(&mut b, 3500);
+        while b.take(ms(3600)).is_some() {}
+        let (p, v) = syn_ack_at(&mut b, 4099);
+        assert_eq!(v, Verdict::Dropped(p, DropCause::Admission), "rejected just before T_wait");
+        let (_, v) = syn_ack_at(&mut b, 4100);
+        assert_eq!(v, Verdict::Enqueued, "the retry after T_wait");
+        assert!(!b.q.admission.as_ref().unwrap().open(), "the link still congested");
         assert_eq!(b.q.admission.as_ref().unwrap().stats.released_by_t_wait, 1);
     }
 
