@@ -421,6 +421,10 @@ pub struct PacketPool {
     free: Vec<u32>,
     live: usize,
     peak_live: usize,
+    /// Each slot's generation, advanced when its packet is freed (debug assertions only: see
+    /// `PacketId`).
+    #[cfg(debug_assertions)]
+    generations: Vec<u8>,
 }
 
 #[cfg(test)]
@@ -442,7 +446,14 @@ impl Packet {
 
 impl PacketPool {
     pub fn new() -> PacketPool {
-        PacketPool { slots: Vec::with_capacity(4096), free: Vec::with_capacity(4096), live: 0, peak_live: 0 }
+        PacketPool {
+            slots: Vec::with_capacity(4096),
+            free: Vec::with_capacity(4096),
+            live: 0,
+            peak_live: 0,
+            #[cfg(debug_assertions)]
+            generations: Vec::with_capacity(4096),
+        }
     }
 
     #[inline]
@@ -463,28 +474,57 @@ impl PacketPool {
             Some(i) => i as usize,
             None => {
                 self.slots.push(Packet::default());
+                #[cfg(debug_assertions)]
+                self.generations.push(0);
                 self.slots.len() - 1
             }
         };
         fill(&mut self.slots[i]);
-        PacketId(i as u32)
+        PacketId::new(i, self.generation(i))
     }
 
     #[inline]
     pub fn free(&mut self, id: PacketId) {
         debug_assert!(self.live > 0);
+        self.check(id);
+        #[cfg(debug_assertions)]
+        {
+            self.generations[id.idx()] = self.generations[id.idx()].wrapping_add(1);
+        }
         self.live -= 1;
-        self.free.push(id.0);
+        self.free.push(id.idx() as u32);
     }
 
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
+        self.check(id);
         &self.slots[id.idx()]
     }
 
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        self.check(id);
         &mut self.slots[id.idx()]
+    }
+
+    /// The generation slot `i` is in (0 without debug assertions).
+    #[inline]
+    fn generation(&self, _i: usize) -> u8 {
+        #[cfg(debug_assertions)]
+        return self.generations[_i];
+        #[cfg(not(debug_assertions))]
+        0
+    }
+
+    /// With debug assertions: `id` names the packet now in its slot, not an earlier one.
+    #[inline]
+    fn check(&self, id: PacketId) {
+        debug_assert!(
+            id.idx() >= self.slots.len() || self.generation(id.idx()) == id.generation(),
+            "stale packet id {id:?}: slot {} is in generation {}",
+            id.idx(),
+            self.generation(id.idx())
+        );
     }
 
     /// Start loading a packet into cache (see [`crate::engine::prefetch`]): at a host all of
@@ -518,10 +558,24 @@ mod tests {
         let b = pool.alloc(Packet::default());
         pool.free(a);
         let c = pool.alloc(Packet::default());
-        assert_eq!(c, a);
+        assert_eq!(c.idx(), a.idx(), "the freed slot");
         assert_ne!(b, c);
         assert_eq!(pool.live(), 2);
         assert_eq!(pool.peak_live(), 2);
+    }
+
+    /// With debug assertions (tests have them), an id kept after its packet was freed names an
+    /// old generation of the slot: reading through it panics instead of returning the slot's
+    /// next packet.
+    #[test]
+    #[should_panic(expected = "stale packet id")]
+    fn a_stale_packet_id_is_caught() {
+        let mut pool = PacketPool::new();
+        let a = pool.alloc(Packet::default());
+        pool.free(a);
+        let b = pool.alloc(Packet::default());
+        assert_eq!(b.idx(), a.idx());
+        pool.get(a);
     }
 
     #[test]
