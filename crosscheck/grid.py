@@ -42,6 +42,9 @@ class Dumbbell:
     cwnd_validation: str = "last-send"
     # routerlab only: what a reduction scales; "pipe" as ns-3's `BytesInFlight`, "cwnd" as Linux
     ssthresh_base: str = "flight"
+    # routerlab only: resend a retransmission found lost from later SACKs (Linux); ns-3 waits
+    # for the timer (its `NextSeg` never picks a retransmitted segment again)
+    lost_retransmit_detection: bool = True
     # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
     # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
     ns3_prr: str = "ns3"
@@ -84,6 +87,9 @@ class Incast:
     cwnd_validation: str = "last-send"
     # routerlab only: what a reduction scales; "pipe" as ns-3's `BytesInFlight`, "cwnd" as Linux
     ssthresh_base: str = "flight"
+    # routerlab only: resend a retransmission found lost from later SACKs (Linux); ns-3 waits
+    # for the timer (its `NextSeg` never picks a retransmitted segment again)
+    lost_retransmit_detection: bool = True
     # ns-3 only: "linux" is ns-3's TCP taking RTT samples as Linux does (`LinuxRttSocket`).
     ns3_rtt: str = "ns3"
     ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
@@ -210,8 +216,9 @@ def points() -> list[Dumbbell | Incast]:
         grid.append(
             replace(p, name=f"{p.name}/ns3-ssthresh", ssthresh_base="pipe", ns3_same_as=p.name)
         )
-    # routerlab with all three of ns-3's rules above at once (RTT samples and backoff, window
-    # growth, the pipe at a reduction); ns-3 unchanged.
+    # routerlab with all of ns-3's rules above at once (RTT samples and backoff, window growth,
+    # the pipe at a reduction) and without Linux's detection of lost retransmissions, which
+    # ns-3 lacks; ns-3 unchanged.
     for name in (
         "incast-120-64pkts-1ms/no-timestamps",
         "incast-120-64pkts-1ms/no-timestamps/delay-spread",
@@ -225,6 +232,7 @@ def points() -> list[Dumbbell | Incast]:
                 rtt_model="ns3",
                 cwnd_validation="none",
                 ssthresh_base="pipe",
+                lost_retransmit_detection=False,
                 ns3_same_as=name,
             )
         )

@@ -25,6 +25,7 @@ recovery = "prr"
 sack_rtt = false
 cwnd_validation = "{cwnd_validation}"
 ssthresh_base = "{ssthresh_base}"
+lost_retransmit_detection = {lost_retransmit_detection}
 delayed_ack = false
 min_rto = "{min_rto}"
 rto_granularity = "0s"
@@ -49,6 +50,7 @@ def transport(p: grid.Dumbbell | grid.Incast, cc: str) -> str:
         rtt_model=p.rtt_model,
         cwnd_validation=p.cwnd_validation,
         ssthresh_base=p.ssthresh_base,
+        lost_retransmit_detection=str(p.lost_retransmit_detection).lower(),
         ecn=str(getattr(p, "ecn", False)).lower(),  # DCTCP negotiates ECN whatever this says
     )
 

@@ -32,6 +32,7 @@ AGREED = [
     ("incast-120-64pkts-200ms", ["drops", "fct_mean_ms", "fct_p99_ms"]),
     ("incast-40-256pkts-1ms/ns3-linux-rtt", INCAST),
     ("incast-120-256pkts-1ms/ns3-linux-rtt", INCAST),
+    ("incast-120-64pkts-1ms/no-timestamps/delay-spread/ns3-tcp", INCAST),
 ]
 
 
