@@ -26,6 +26,7 @@ sack_rtt = false
 cwnd_validation = "{cwnd_validation}"
 ssthresh_base = "{ssthresh_base}"
 lost_retransmit_detection = {lost_retransmit_detection}
+slow_start_after_idle = false
 delayed_ack = false
 min_rto = "{min_rto}"
 rto_granularity = "0s"

@@ -568,6 +568,7 @@ mod tests {
     /// old generation of the slot: reading through it panics instead of returning the slot's
     /// next packet.
     #[test]
+    #[cfg(debug_assertions)]
     #[should_panic(expected = "stale packet id")]
     fn a_stale_packet_id_is_caught() {
         let mut pool = PacketPool::new();

@@ -121,6 +121,7 @@ impl Default for Transport {
                 SsthreshBase::Flight => SsthreshBaseName::Flight,
                 SsthreshBase::Pipe => SsthreshBaseName::Pipe,
             },
+            slow_start_after_idle: d.slow_start_after_idle,
             delayed_ack: d.delayed_ack.is_some(),
             delayed_ack_count: d.delayed_ack.unwrap_or(da).count,
             delayed_ack_timeout: PositiveDuration(d.delayed_ack.unwrap_or(da).timeout),
@@ -208,6 +209,7 @@ impl Transport {
                 SsthreshBaseName::Flight => SsthreshBase::Flight,
                 SsthreshBaseName::Pipe => SsthreshBase::Pipe,
             },
+            slow_start_after_idle: self.slow_start_after_idle,
             delayed_ack: self
                 .delayed_ack
                 .then_some(DelayedAck { count: self.delayed_ack_count, timeout: self.delayed_ack_timeout.0 }),

@@ -745,6 +745,8 @@ pub struct Transport {
     pub cwnd_validation: CwndValidationName,
     /// What a reduction scales: `"cwnd"` (Linux), `"flight"` (RFC 5681) or `"pipe"` (ns-3).
     pub ssthresh_base: SsthreshBaseName,
+    /// Restart the window after an idle period longer than the RTO (Linux's default).
+    pub slow_start_after_idle: bool,
     pub delayed_ack: bool,
     pub delayed_ack_count: u32,
     pub delayed_ack_timeout: PositiveDuration,

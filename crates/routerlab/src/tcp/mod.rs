@@ -149,6 +149,10 @@ pub struct TcpConfig {
     /// What a reduction scales: cwnd (Linux's, the default), FlightSize (RFC 5681) or the pipe
     /// (ns-3's).
     pub ssthresh_base: SsthreshBase,
+    /// Restart the window when new data follows an idle period longer than the RTO (RFC 2861
+    /// §3, RFC 5681 §4.1; Linux's `tcp_slow_start_after_idle`, on by default; ns-3 has no
+    /// restart).
+    pub slow_start_after_idle: bool,
     /// With SACK: presume a retransmission lost again once data sent after it is SACKed, and
     /// resend it, instead of waiting for the timer (Linux's `tcp_mark_lost_retrans`, which RACK
     /// later generalized; RFC 6675 itself leaves lost retransmissions to the timer).
@@ -230,6 +234,7 @@ impl Default for TcpConfig {
             sack_rtt: true,
             cwnd_validation: CwndValidation::Linux,
             ssthresh_base: SsthreshBase::Cwnd,
+            slow_start_after_idle: true,
             lost_retransmit_detection: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,

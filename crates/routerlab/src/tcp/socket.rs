@@ -146,6 +146,8 @@ pub struct TcpStats {
     /// to its first retransmission summed: how long losses took to detect.
     pub first_retransmissions: u64,
     pub loss_detection: SimTime,
+    /// Windows restarted after an idle period (`TcpConfig::slow_start_after_idle`).
+    pub idle_restarts: u64,
 }
 
 /// A TCP endpoint. Fields are in the order of how often they are read (`repr(C)` keeps it):
@@ -222,6 +224,8 @@ pub struct TcpSocket {
     sb: Scoreboard,
     /// `CwndValidation::Linux`'s state (`tcp_cwnd_validate`).
     cwnd_usage: CwndUsage,
+    /// When a segment with payload was last sent, until a restart after idle consumes it.
+    last_data_sent: Option<SimTime>,
 
     // --- handshake ---
     syn_due: bool,
@@ -279,6 +283,7 @@ impl TcpSocket {
             remote_port,
             syn_due: false,
             syn_sent_at: None,
+            last_data_sent: None,
             syn_retransmitted: false,
             syn_rto: cfg.syn_rto,
             peer_mss: cfg.mss,
@@ -711,6 +716,9 @@ impl TcpSocket {
     }
 
     fn send_data(&mut self, now: SimTime, emit: &mut impl Transmit) {
+        if self.cfg.slow_start_after_idle && self.sb.is_empty() && self.snd_nxt < 1 + self.app_written {
+            self.restart_after_idle(now);
+        }
         let snd_nxt_before = self.snd_nxt;
         self.send_data_loop(now, emit);
         if self.cfg.cwnd_validation == CwndValidation::Linux {
@@ -829,6 +837,33 @@ impl TcpSocket {
         self.next_to_retransmit().is_some() || self.snd_nxt < data_end || (self.app_closed && !self.fin_sent)
     }
 
+    /// New data after an idle period longer than the RTO, nothing outstanding: the window
+    /// restarts (RFC 2861 §3, RFC 5681 §4.1), as Linux's `tcp_cwnd_restart` does it — ssthresh
+    /// kept at least 3/4 of the old window, the window halved for every RTO of idleness but
+    /// not below the initial window (or itself, if smaller). Once per idle period.
+    fn restart_after_idle(&mut self, now: SimTime) {
+        let Some(last) = self.last_data_sent else { return };
+        let rto = self.rtt.rto().0;
+        let mut idle = now.saturating_sub(last).0;
+        if idle <= rto {
+            return;
+        }
+        self.last_data_sent = None;
+        let mss = self.win.mss;
+        let segments = self.win.cwnd / mss;
+        if !matches!(self.ca, CaState::Recovery | CaState::Cwr) {
+            self.win.ssthresh = self.win.ssthresh.max((segments / 2 + segments / 4) * mss);
+        }
+        let restart = (self.cfg.init_cwnd as u64 * mss).min(self.win.cwnd);
+        let mut cwnd = self.win.cwnd;
+        while idle > rto && cwnd > restart {
+            idle -= rto;
+            cwnd = cwnd / mss / 2 * mss;
+        }
+        self.win.cwnd = cwnd.max(restart);
+        self.stats.idle_restarts += 1;
+    }
+
     fn emit_data(
         &mut self,
         now: SimTime,
@@ -865,6 +900,9 @@ impl TcpSocket {
         self.rcv.on_ack_sent(packs);
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
+        if payload > 0 {
+            self.last_data_sent = Some(now);
+        }
         self.tx_budget = self.tx_budget.saturating_sub(1);
         self.stats.payload_bytes_sent += payload as u64;
         if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
@@ -2018,6 +2056,40 @@ mod tests {
         let prr = run(Recovery::Prr);
         // ssthresh/RecoverFS = 1/2: one new segment for about every two delivered.
         assert!((3..=7).contains(&prr), "PRR sent {prr} in the first 10 ACKs");
+    }
+
+    /// 40 segments in congestion avoidance (ssthresh 4 segments) take the window above the
+    /// initial 10. New data written after `idle` with nothing outstanding: past one RTO (200 ms
+    /// here) Linux restarts the window — halved per RTO of idleness, not below the initial
+    /// window — and raises ssthresh to 3/4 of the old window; within an RTO, or with the
+    /// restart off, the whole window goes at once.
+    #[test]
+    fn new_data_after_an_idle_rto_restarts_the_window() {
+        let run = |on: bool, idle: SimTime| {
+            let c = with(|c| (c.slow_start_after_idle, c.initial_ssthresh) = (on, Some(4 * 1460)));
+            let mut h = Harness::new(c, c, SimTime::from_ms(10));
+            h.start(40 * 1460, false);
+            while h.a.bytes_acked() < 40 * 1460 {
+                h.run_until(h.now + MS);
+            }
+            let cwnd = h.a.cwnd() / 1460;
+            h.run_until(h.now + idle); // idle since the last data: one RTT (20 ms) more
+            assert_eq!(h.data_sent().count(), 40);
+            h.a.send(100 * 1460);
+            h.poll();
+            let at = h.now;
+            h.run_until(at + SimTime::from_ms(5)); // less than an RTT: the first flight only
+            let flight = h.data_sent().filter(|s| s.at >= at).count() as u64;
+            (cwnd, flight, h.a.ssthresh() / 1460, h.a.stats().idle_restarts)
+        };
+        let (cwnd, flight, ssthresh, restarts) = run(true, SimTime::from_secs(1));
+        assert!(cwnd > 10, "the window grew to {cwnd}");
+        assert_eq!((flight, restarts), (10, 1), "restarted at the initial window");
+        assert_eq!(ssthresh, cwnd / 2 + cwnd / 4);
+        let (_, flight, _, restarts) = run(true, SimTime::from_ms(100));
+        assert_eq!((flight, restarts), (cwnd, 0), "idle less than an RTO");
+        let (_, flight, _, restarts) = run(false, SimTime::from_secs(1));
+        assert_eq!((flight, restarts), (cwnd, 0), "restart off");
     }
 
     /// The reduction's base: a flow of 25 segments under an initial window of 40 loses its
