@@ -92,6 +92,8 @@ class Incast:
     lost_retransmit_detection: bool = True
     # ns-3 only: "linux" is ns-3's TCP taking RTT samples as Linux does (`LinuxRttSocket`).
     ns3_rtt: str = "ns3"
+    # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does.
+    ns3_prr: str = "ns3"
     ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
     kind: str = field(default="incast", init=False)
 
@@ -236,6 +238,18 @@ def points() -> list[Dumbbell | Incast]:
                 ns3_same_as=name,
             )
         )
+    # ns-3's PRR counting as RFC 6937 does, at the 200 ms incast whose rounds differ; routerlab
+    # unchanged, and with all of ns-3's rules above.
+    spread = point_in(grid, "incast-40-256pkts-200ms/delay-spread")
+    prr = replace(spread, name=f"{spread.name}/ns3-rfc6937-prr", ns3_prr="rfc6937")
+    grid.append(prr)
+    grid.append(
+        replace(
+            point_in(grid, f"{spread.name}/ns3-tcp"),
+            name=f"{prr.name}/ns3-tcp",
+            ns3_same_as=prr.name,
+        )
+    )
     # ns-3's PRR counting as RFC 6937 does; routerlab unchanged (CUBIC also in Linux's
     # arithmetic, which ns-3's follows).
     for p in [q for q in grid if q.name in ("dumbbell-newreno-20", "dumbbell-cubic-20")]:

@@ -424,7 +424,7 @@ std::string Dumbbell(uint32_t n, std::string cc, double bnMbps, uint32_t buf, in
 
 std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, uint32_t rounds,
                    double gbps, double delayUs, double firstRound, double duration,
-                   bool ts, bool linuxRtt, std::vector<double> opens,
+                   bool ts, bool linuxRtt, bool rfcPrr, std::vector<double> opens,
                    std::vector<double> accessDelaysUs) {
     S = State();
     g_senderSocket = linuxRtt ? LinuxRttSocket::GetTypeId() : TcpSocketBase::GetTypeId();
@@ -432,7 +432,7 @@ std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, ui
     S.incast = true;
     S.block = block;
     S.rounds = rounds;
-    Defaults("newreno", minRtoMs, ts, true, false, false);
+    Defaults("newreno", minRtoMs, ts, true, false, rfcPrr);
     NodeContainer snd, sw, rcv;
     snd.Create(n); sw.Create(1); rcv.Create(1);
     InternetStackHelper stack;

@@ -82,6 +82,7 @@ def run(point_name: str, k: int) -> dict:
             p.duration_s,
             p.timestamps,
             p.ns3_rtt == "linux",
+            p.ns3_prr == "rfc6937",
             p.opens(k),
             p.access_delays_us(k),
         )
