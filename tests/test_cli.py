@@ -599,3 +599,20 @@ dst = "b"
     links = r.links.set_index("link")
     assert links.loc["s2->s3", "drops"] > 0 and links.loc["s2->s3", "tx_packets"] > 0
     assert r.summary["drops"] == links["drops"].sum() and r.summary["goodput_bps"] == 0
+
+
+@pytest.mark.parametrize(
+    ("verb", "path", "says"),
+    [
+        ("run", "examples/sweeps/buffers.toml", "a sweep file (it has `sweep`), not a scenario"),
+        ("validate", "experiments/base-loss.toml", "routerlab reproduce base-loss"),
+        ("sweep", "examples/dumbbell.toml", "routerlab run examples/dumbbell.toml"),
+    ],
+)
+def test_a_file_given_to_the_wrong_command_is_named_for_what_it_is(verb, path, says, tmp_path):
+    out = ["--out", str(tmp_path / "out")] if verb != "validate" else []
+    p = routerlab(verb, path, *out, cwd=ROOT)
+    assert p.returncode == 2
+    assert says in p.stderr
+    assert "unknown key" not in p.stderr
+    assert not (tmp_path / "out").exists()

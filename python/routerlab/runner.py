@@ -12,6 +12,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from . import _core
+from .filekind import misfiled
 from .output import (
     FLOW_SCHEMA,
     LINK_SCHEMA,
@@ -63,7 +64,10 @@ def read_scenario(path: Path) -> str:
 def check_file(path: Path) -> list[str]:
     """The problems of a scenario file (none if it is valid), relative file names in it
     resolved beside it; `OSError` if it cannot be read."""
-    return _core.check(read_scenario(path), str(path.resolve().parent))
+    text = read_scenario(path)
+    if problem := misfiled(text, "scenario", str(path)):
+        return [problem]
+    return _core.check(text, str(path.resolve().parent))
 
 
 def estimate_file(path: Path) -> tuple[str, str]:
@@ -78,6 +82,8 @@ def scenario_hash(normalized_json: str) -> str:
 
 
 def build(text: str, seed: int | None = None, base_dir: Path | None = None) -> _core.Run:
+    if problem := misfiled(text, "scenario"):
+        raise ScenarioInvalid([problem])
     try:
         return _core.Run(text, seed, str(base_dir) if base_dir is not None else None)
     except ValueError as e:

@@ -22,6 +22,7 @@ import tomli_w
 
 from .. import _core
 from ..api import scenario_source
+from ..filekind import misfiled
 
 #: Columns of the campaign table that describe a run; an axis may not take these names.
 RUN_COLUMNS = ("run", "config", "replicate", "seed", "spec_hash")
@@ -311,6 +312,8 @@ def load(path: Path) -> SweepSpec:
 
 
 def _from_document(doc: dict, path: Path, source: str) -> SweepSpec:
+    if problem := misfiled(doc, "sweep", str(path)):
+        raise SweepError(problem)
     _known(doc, FILE_KEYS, "")
     head = doc.get("sweep", {})
     _known(head, SWEEP_KEYS, "sweep.")
