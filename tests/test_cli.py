@@ -185,6 +185,15 @@ def test_default_output_dir_is_results_slash_stem(scenario: Path, tmp_path: Path
     assert (tmp_path / "results" / "small" / "summary.json").exists()
 
 
+def test_a_rerun_replaces_the_result_in_the_default_directory(scenario: Path, tmp_path: Path):
+    routerlab("run", str(scenario), check=True, cwd=tmp_path)
+    marker = tmp_path / "results" / "small" / "marker"
+    marker.write_text("earlier result")
+    routerlab("run", str(scenario), check=True, cwd=tmp_path)
+    assert not marker.exists(), "replaced"
+    assert (tmp_path / "results" / "small" / "summary.json").exists()
+
+
 def test_existing_result_is_refused_without_force_and_replaced_with_it(
     scenario: Path, tmp_path: Path
 ):

@@ -398,6 +398,14 @@ def test_the_document_takes_explanations_from_the_experiment_file_and_numbers_fr
     assert run["claims"][0]["explanation"] is None, "the verdict read is not changed"
 
 
+def test_a_rerun_replaces_the_results_in_the_default_directory(exp_dir: Path, tmp_path: Path):
+    routerlab("reproduce", "tiny-a", "--seeds", "2", check=True, cwd=tmp_path)
+    default = tmp_path / "results" / "reproduce" / "tiny-a"
+    (default / "marker").write_text("earlier result")
+    routerlab("reproduce", "tiny-a", "--seeds", "2", check=True, cwd=tmp_path)
+    assert not (default / "marker").exists() and (default / "verdict.json").exists()
+
+
 def test_refusals_come_before_anything_runs(exp_dir: Path, tmp_path: Path):
     out = tmp_path / "out"
     out.mkdir()

@@ -105,7 +105,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         # The temporary directory exists from the start: it is deleted if the run is
         # interrupted, and renamed into place only when every file is written.
-        with AtomicDir(out, force=args.force) as d:
+        # A rerun replaces the previous result in the default directory; a directory named
+        # with --out is the user's, replaced only with --force.
+        with AtomicDir(out, force=args.force or not args.out) as d:
             result = execute(prepared, progress=args.progress)
             files = write_files(result, d.path, text)
             d.commit()
@@ -196,11 +198,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return fail("--seeds must be at least 2 (a confidence interval needs two)")
     if args.jobs is not None and args.jobs < 1:
         return fail("--jobs must be at least 1")
+    # A rerun replaces the previous results in the default directories; directories named with
+    # --out are the user's, replaced only with --force.
+    force = args.force or not args.out
     # Everything that can be refused is refused before the first run.
     try:
         for exp_id, out in targets:
             experiments.check_scenarios(known[exp_id], args.quick)
-            if not args.force:
+            if not force:
                 AtomicDir(out).check()
     except (experiments.ExperimentError, OutputExists) as e:
         return fail(str(e))
@@ -211,7 +216,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 out,
                 quick=args.quick,
                 seeds=args.seeds,
-                force=args.force,
+                force=force,
                 jobs=args.jobs,
                 progress=args.progress,
                 backend=args.backend,
@@ -496,7 +501,8 @@ def build_parser() -> argparse.ArgumentParser:
               flows.parquet, flows.csv    one row per flow
               links.parquet, links.csv    one row per link direction
               scenario.toml, scenario.normalized.json    what was run
-            The directory appears only when complete; an existing non-empty DIR is refused
+            The directory appears only when complete. A rerun replaces the previous result in
+            the default directory (atomically); an --out DIR that holds something is refused
             unless --force, which replaces it atomically."""
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -504,7 +510,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
     r.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed")
     r.add_argument("--out", metavar="DIR", help="result directory (default: results/<stem>)")
-    r.add_argument("--force", action="store_true", help="replace an existing result directory")
+    r.add_argument(
+        "--force", action="store_true", help="replace what an --out DIR holds (default DIR: always)"
+    )
     r.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     add_progress_flags(r)
     add_limit_flags(r)
@@ -553,7 +561,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--seeds", type=int, metavar="N", help="replicates per configuration (default 10; quick 3)"
     )
     x.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce/ID)")
-    x.add_argument("--force", action="store_true", help="replace an existing output directory")
+    x.add_argument(
+        "--force", action="store_true", help="replace what an --out DIR holds (default DIR: always)"
+    )
     x.add_argument(
         "--to",
         metavar="FILE",
