@@ -1,6 +1,6 @@
-"""Analysis of taq-model: per run, the bottleneck's loss rate p and the share of (flow, epoch)
-pairs in which the flow's sender sent nothing; the model's '0 sent' share at that p; the
-model's timeout share against p (TAQ Fig. 6 and §3.2)."""
+"""Analysis of taq-model: per run, the bottleneck's loss rate p and the shares of (flow, epoch)
+pairs in which the flow's sender sent no packet, one, and two; the model's '0 sent', '1 sent'
+and '2 sent' shares at that p; the model's timeout share against p (TAQ Fig. 6 and §3.2)."""
 
 from __future__ import annotations
 
@@ -22,28 +22,40 @@ def loss_rate(run: Run, link: str = "left->right") -> float:
     return drops / (sent + drops) if sent + drops else 0.0
 
 
-def silent_share(run: Run, warmup_s: float) -> float:
-    """Share of (flow, sample) pairs after the warm-up in which the sender sent nothing since
-    the previous sample."""
+#: The packet counts per epoch whose shares Fig. 6 compares: '0 sent', '1 sent', '2 sent'.
+SENT = (0, 1, 2)
+
+
+def sent_shares(run: Run, warmup_s: float, payload_bytes: int) -> dict[int, float]:
+    """Share of (flow, sample) pairs after the warm-up in which the sender sent k segments
+    (retransmissions included) since the previous sample, for k in `SENT`."""
     ts = run.tables["timeseries"]
     t = np.asarray(ts.column("t_s"))
-    rate = np.asarray(ts.column("send_rate_bps"))[t > warmup_s]
-    return float((rate == 0).mean()) if len(rate) else float("nan")
+    keep = t > warmup_s
+    if len(t) < 2 or not keep.any():
+        return dict.fromkeys(SENT, float("nan"))
+    interval = float(np.min(np.diff(np.unique(t))))
+    rate = np.asarray(ts.column("send_rate_bps"))[keep]
+    # A partial segment counts as one: '0 sent' is an epoch with no payload at all.
+    packets = np.ceil(rate * interval / 8 / payload_bytes - 1e-9)
+    return {k: float((packets == k).mean()) for k in SENT}
 
 
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     c = exp["constants"]
     w_max = c["w_max"]
-    per: dict[int, dict[int, tuple[float, float, float]]] = defaultdict(dict)
+    # per[seed][n] = (p, {k: simulated 'k sent' share}, {k: the model's})
+    per: dict[int, dict[int, tuple[float, dict, dict]]] = defaultdict(dict)
     for r in runs:
         p = loss_rate(r)
-        model = taq.summary(min(p, 0.499), w_max)["sent_0"]
-        per[r.seed][r.params["n"]] = (p, silent_share(r, c["warmup_s"]), model)
+        model = taq.summary(min(p, 0.499), w_max)
+        sim = sent_shares(r, c["warmup_s"], c["payload_bytes"])
+        per[r.seed][r.params["n"]] = (p, sim, {k: model[f"sent_{k}"] for k in SENT})
     seeds = sorted(per)
     ns = sorted(per[seeds[0]])
 
-    def worst(s):
-        errs = [abs(sim - model) for p, sim, model in per[s].values() if p > c["judged_p"]]
+    def worst(s, k):
+        errs = [abs(sim[k] - mod[k]) for p, sim, mod in per[s].values() if p > c["judged_p"]]
         return max(errs) if errs else float("nan")
 
     # The model's knee, judged by its slope: the timeout share's mean rise per unit of p
@@ -56,44 +68,48 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             (share[0.2] - share[0.1]) / (share[0.1] - share[0.0]), None, None, 1
         ),
         "model_steepest_p": Estimate(float(grid_p[int(np.argmax(slope))]), None, None, 1),
-        "max_abs_error_sent0_above_judged_p": mean_ci(worst(s) for s in seeds),
+        **{
+            f"max_abs_error_sent{k}_above_judged_p": mean_ci(worst(s, k) for s in seeds)
+            for k in SENT
+        },
     }
 
     rows = defaultdict(list)
     for n in ns:
-        ps = [per[s][n][0] for s in seeds]
-        sims = [per[s][n][1] for s in seeds]
-        models = [per[s][n][2] for s in seeds]
         rows["n"].append(n)
-        for name, values in (("loss_rate", ps), ("sent0_simulated", sims), ("sent0_model", models)):
-            mean_ci(values).append_to(rows, name)
+        mean_ci(per[s][n][0] for s in seeds).append_to(rows, "loss_rate")
+        for k in SENT:
+            mean_ci(per[s][n][1][k] for s in seeds).append_to(rows, f"sent{k}_simulated")
+            mean_ci(per[s][n][2][k] for s in seeds).append_to(rows, f"sent{k}_model")
         rows["seeds"].append(len(seeds))
 
     def draw(ax):
         grid = np.linspace(0, 0.45, 91)
-        ax.plot(
-            grid, [taq.summary(p, w_max)["sent_0"] for p in grid], label="model: 0 sent (b0, b*)"
-        )
+        model = [taq.summary(p, w_max) for p in grid]
+        xs = [per[s][n][0] for s in seeds for n in ns]
+        labels = {0: "0 sent (b0, b*)", 1: "1 sent (S1)", 2: "2 sent (S2)"}
+        for k, color in zip(SENT, ("C0", "C1", "C2"), strict=True):
+            ax.plot(grid, [m[f"sent_{k}"] for m in model], color=color, label=f"model: {labels[k]}")
+            ys = [per[s][n][1][k] for s in seeds for n in ns]
+            ax.scatter(xs, ys, s=10, color=color, marker="o", label=f"simulated: {k} sent")
         ax.plot(
             grid,
-            [taq.summary(p, w_max)["timeout_share"] for p in grid],
+            [m["timeout_share"] for m in model],
+            color="grey",
             linestyle="--",
             label="model: in b0, b* or S1",
         )
-        xs = [per[s][n][0] for s in seeds for n in ns]
-        ys = [per[s][n][1] for s in seeds for n in ns]
-        ax.scatter(xs, ys, s=12, color="black", label="simulated: sender sent nothing in an epoch")
         ax.set_xlabel("loss rate p")
         ax.set_ylabel("share of epochs")
         ax.set_ylim(0, 1)
-        ax.legend(fontsize="small")
+        ax.legend(fontsize="small", ncol=2)
 
     return Analysis(
         quantities=quantities,
         tables={"model": pa.table(dict(rows))},
         figures=[
             figure(
-                draw, "sent0_vs_p", f"{exp['id']}: W_max = {w_max}, 1 Mbps, {ns[0]}–{ns[-1]} flows"
+                draw, "sent_vs_p", f"{exp['id']}: W_max = {w_max}, 1 Mbps, {ns[0]}–{ns[-1]} flows"
             )
         ],
     )
