@@ -512,6 +512,8 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 params.tracker.initial_epoch = e.0;
             }
             params.two_way = t.two_way.unwrap_or(params.two_way);
+            params.predict_next_state = t.predict_next_state.unwrap_or(params.predict_next_state);
+            params.predict_dupthresh = t.predict_dupthresh.unwrap_or(params.predict_dupthresh);
             if let Some(a) = &t.admission {
                 let mut ap = AdmissionParams::default();
                 for (key, value, field) in [

@@ -400,6 +400,12 @@ pub struct TaqQueue {
     /// the ACKs that come back over its link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub two_way: Option<bool>,
+    /// Choose the packet to drop by §4.1's prediction of the drop's effect on its flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predict_next_state: Option<bool>,
+    /// The duplicate-ACK threshold that prediction assumes of the senders.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predict_dupthresh: Option<u32>,
     /// Admission control of flow pools (§4.3): on if present (`admission = {}` for the defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub admission: Option<TaqAdmission>,

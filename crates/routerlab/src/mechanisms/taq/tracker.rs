@@ -111,6 +111,21 @@ impl Default for TrackerParams {
     }
 }
 
+/// What one more drop of a flow's new data would likely make of it (§4.1, "predicting the next
+/// state"), from the least to the most harmful.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DropOutcome {
+    /// A single loss in a window large enough for duplicate ACKs: fast retransmit.
+    FastRecovery,
+    /// Another loss in a window that already lost one here: "multiple losses are much harder
+    /// to deal with".
+    MultipleLoss,
+    /// A window too small to signal the loss with duplicate ACKs: the flow times out.
+    Timeout,
+    /// A flow just back from a timeout, or silent in one: the loss makes the timeouts repeat.
+    RepeatedTimeout,
+}
+
 /// One epoch's counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EpochCounters {
@@ -127,6 +142,23 @@ pub struct EpochCounters {
 impl EpochCounters {
     fn packets(&self) -> u32 {
         self.new_packets + self.retransmissions
+    }
+}
+
+impl FlowRecord {
+    /// §4.1's prediction for a drop of one of this flow's new packets: the window estimate is
+    /// the new packets of the last or the current epoch (the paper's "number of new packets
+    /// observed in an epoch as a rough measure of the window size"); a window of `dupthresh`
+    /// or fewer cannot produce the duplicate ACKs a fast retransmit needs.
+    pub fn outcome_of_a_drop(&self, dupthresh: u32) -> DropOutcome {
+        match self.state {
+            FlowState::TimeoutSilence | FlowState::TimeoutRecovery | FlowState::ExtendedSilence => {
+                DropOutcome::RepeatedTimeout
+            }
+            _ if self.previous.new_packets.max(self.current.new_packets) <= dupthresh => DropOutcome::Timeout,
+            _ if self.current.drops > 0 || self.unanswered_drops > 0 => DropOutcome::MultipleLoss,
+            _ => DropOutcome::FastRecovery,
+        }
     }
 }
 
@@ -373,6 +405,11 @@ impl FlowTracker {
         self.flows.get(key)
     }
 
+    #[cfg(test)]
+    pub(crate) fn get_mut(&mut self, key: &FlowKey) -> Option<&mut FlowRecord> {
+        self.flows.get_mut(key)
+    }
+
     pub fn state(&self, key: &FlowKey) -> Option<FlowState> {
         self.flows.get(key).map(|f| f.state)
     }
@@ -557,6 +594,23 @@ mod tests {
     fn state(t: &mut FlowTracker, at: SimTime) -> FlowState {
         t.advance(at);
         t.state(&key()).unwrap()
+    }
+
+    /// §4.1's prediction: a flow in or just out of a timeout repeats it; a window of the
+    /// duplicate-ACK threshold or less times out; a second loss in a window is a multiple loss;
+    /// otherwise a fast retransmit.
+    #[test]
+    fn a_drops_predicted_outcome_follows_the_state_the_window_and_earlier_drops() {
+        let record = |state, window, drops| {
+            let mut r = FlowRecord::new(SimTime::ZERO);
+            (r.state, r.previous.new_packets, r.current.drops) = (state, window, drops);
+            r.outcome_of_a_drop(3)
+        };
+        assert_eq!(record(FlowState::Normal, 8, 0), DropOutcome::FastRecovery);
+        assert_eq!(record(FlowState::Normal, 8, 1), DropOutcome::MultipleLoss);
+        assert_eq!(record(FlowState::Normal, 3, 0), DropOutcome::Timeout);
+        assert_eq!(record(FlowState::TimeoutRecovery, 8, 0), DropOutcome::RepeatedTimeout);
+        assert_eq!(record(FlowState::ExtendedSilence, 8, 0), DropOutcome::RepeatedTimeout);
     }
 
     #[test]
