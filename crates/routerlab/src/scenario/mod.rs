@@ -72,7 +72,7 @@ impl Scenario {
         let de = toml::Deserializer::parse(src).map_err(|e| vec![syntax_error(src, &e)])?;
         let file: ScenarioFile = serde_path_to_error::deserialize(de).map_err(|e| {
             let (path, message) = paths::split(&e.path().to_string(), e.inner().message());
-            vec![ScenarioError { path, message }]
+            every_schema_error(src, ScenarioError { path, message })
         })?;
         let mut errs = Vec::new();
         let base_table = file.transport.clone().unwrap_or_default();
@@ -179,6 +179,62 @@ impl Scenario {
         serde_json::to_string(&doc).expect("scenario serializes")
     }
 }
+
+/// Every schema problem of a scenario whose first is `first`, not only that one: the field at
+/// fault is taken out of the document and the rest checked again — a required field taken out
+/// gets a stand-in of some kind (`PROBES`) — until the document passes, no stand-in fits, or
+/// 32 problems are found. Stand-ins serve only to find the next problem.
+fn every_schema_error(src: &str, first: ScenarioError) -> Vec<ScenarioError> {
+    let mut doc: toml::Table = match src.parse() {
+        Ok(doc) => doc,
+        Err(_) => return vec![first],
+    };
+    let check = |doc: &toml::Table| paths::from_value::<ScenarioFile>(toml::Value::Table(doc.clone()));
+    let mut errs = vec![first];
+    // The fields taken out: a later "missing" there is ours, not the user's.
+    let mut removed: Vec<String> = Vec::new();
+    for _ in 0..64 {
+        let at = errs[errs.len() - 1].path.clone();
+        let Some((table, key)) = paths::parent_of(&mut doc, &at) else { break };
+        table.remove(key);
+        removed.push(at);
+        let mut next = check(&doc).err();
+        while let Some((p, _)) = &next
+            && removed.contains(p)
+        {
+            let p = p.clone();
+            let fits = PROBES.iter().any(|probe| {
+                let (table, key) = paths::parent_of(&mut doc, &p).expect("a field taken out");
+                table.insert(key.to_string(), probe());
+                next = check(&doc).err();
+                !matches!(&next, Some((q, _)) if *q == p)
+            });
+            if !fits {
+                next = None;
+            }
+        }
+        match next {
+            Some((path, message)) if errs.len() < 32 => errs.push(ScenarioError { path, message }),
+            _ => break,
+        }
+    }
+    if let Some(toml::Value::Table(t)) = doc.get("transport")
+        && let Err((p, m)) = paths::from_value::<Transport>(toml::Value::Table(t.clone()))
+    {
+        errs.push(ScenarioError::at(paths::join("transport", &p), m));
+    }
+    errs
+}
+
+/// Stand-ins for a required field found at fault, one of each kind of value a scenario has.
+const PROBES: [fn() -> toml::Value; 6] = [
+    || toml::Value::String("1s".into()),
+    || toml::Value::String("1Gbps".into()),
+    || toml::Value::String("100pkts".into()),
+    || toml::Value::Integer(1),
+    || toml::Value::Float(0.5),
+    || toml::Value::Boolean(true),
+];
 
 /// A TOML syntax error, located by line and column.
 fn syntax_error(src: &str, e: &toml::de::Error) -> ScenarioError {

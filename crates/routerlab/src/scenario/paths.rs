@@ -27,6 +27,39 @@ fn key_name(key: &str) -> String {
     if bare { key.to_string() } else { format!("{key:?}") }
 }
 
+/// The table holding the field at `path` (as `split` writes paths: `a.b[2].c`) and the field's
+/// key; None if there is no such table, or the field is an array element.
+pub fn parent_of<'a>(doc: &'a mut toml::Table, path: &'a str) -> Option<(&'a mut toml::Table, &'a str)> {
+    let (parents, last) = match path.rsplit_once('.') {
+        Some((p, l)) => (Some(p), l),
+        None => (None, path),
+    };
+    if last.is_empty() || last.contains('[') || last.starts_with('"') {
+        return None;
+    }
+    let mut table = doc;
+    for seg in parents.map(|p| p.split('.').collect::<Vec<_>>()).unwrap_or_default() {
+        let (key, index) = match seg.split_once('[') {
+            Some((k, rest)) => (k, Some(rest.strip_suffix(']')?.parse::<usize>().ok()?)),
+            None => (seg, None),
+        };
+        if key.starts_with('"') {
+            return None;
+        }
+        let value = table.get_mut(key)?;
+        let value = match (index, value) {
+            (Some(i), toml::Value::Array(a)) => a.get_mut(i)?,
+            (None, v) => v,
+            _ => return None,
+        };
+        table = match value {
+            toml::Value::Table(t) => t,
+            _ => return None,
+        };
+    }
+    Some((table, last))
+}
+
 /// An error message that carries an inner path.
 pub fn at<E: serde::de::Error>(path: &str, msg: impl std::fmt::Display) -> E {
     E::custom(format!("{MARK}{path}{MARK}{msg}"))

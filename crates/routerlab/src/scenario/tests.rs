@@ -76,6 +76,30 @@ fn unknown_key_at_top_level_and_in_a_workload() {
     assert!(first_error(&src).starts_with("transport.s: unknown key"), "{}", first_error(&src));
 }
 
+/// Every schema problem is reported, not only the first — a required field at fault included
+/// (the rest is checked with a stand-in there, which is never reported itself).
+#[test]
+fn every_problem_of_a_file_is_reported() {
+    let src = GOOD
+        .replace("seed = 7", "seed = 7\nbogus = 1")
+        .replace("pairs = 4", "pairs = \"four\"")
+        .replace("rate = \"100Mbps\", delay = \"5ms\"", "rate = \"fast\", delay = \"soon\"")
+        .replace("flows = 4", "flows = 4\nwhatever = 3")
+        .replace("min_rto = \"200ms\"", "min_rto = \"later\"");
+    let paths: Vec<String> = errors(&src).iter().map(|e| e.split(':').next().unwrap().to_string()).collect();
+    for expected in [
+        "run.bogus",
+        "topology.pairs",
+        "topology.bottleneck.rate",
+        "topology.bottleneck.delay",
+        "workload[0].whatever",
+        "transport.min_rto",
+    ] {
+        assert!(paths.iter().any(|p| p == expected), "{expected} not in {paths:?}");
+    }
+    assert_eq!(paths.len(), 6, "each once, nothing about the stand-ins: {paths:?}");
+}
+
 #[test]
 fn unknown_key_inside_tagged_tables_keeps_the_path() {
     let src = GOOD.replace("limit = \"100pkts\"", "limit = \"100pkts\", colour = \"red\"");
