@@ -20,8 +20,34 @@ from dataclasses import dataclass, field, replace
 PERTURBATIONS = 5
 
 
+@dataclass(frozen=True, kw_only=True)
+class TcpChoices:
+    """The TCP choices every point has, by keyword: the options both simulators share, the
+    rules routerlab or ns-3 can take from the other, and which point's ns-3 runs it takes."""
+
+    timestamps: bool = True
+    rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
+    # routerlab only: when the window may grow; "none" grows it on every ACK, as ns-3's NewReno
+    cwnd_validation: str = "last-send"
+    # routerlab only: what a reduction scales; "pipe" as ns-3's `BytesInFlight`, "cwnd" as Linux
+    ssthresh_base: str = "flight"
+    # routerlab only: resend a retransmission found lost from later SACKs (Linux); ns-3 waits
+    # for the timer (its `NextSeg` never picks a retransmitted segment again)
+    lost_retransmit_detection: bool = True
+    # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
+    # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
+    ns3_prr: str = "ns3"
+    ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
+
+    def perturbation_key(self) -> str:
+        """What perturbation k is drawn from: the name of the point whose ns-3 runs this one
+        is compared with, so that a point changing routerlab only replays ns-3's very starts
+        and delays."""
+        return self.ns3_same_as or self.name
+
+
 @dataclass(frozen=True)
-class Dumbbell:
+class Dumbbell(TcpChoices):
     """N long-lived flows through one bottleneck (1 Gbps access, 10 ms RTT by default)."""
 
     name: str
@@ -34,20 +60,8 @@ class Dumbbell:
     bottleneck_delay_ms: float = 3.0  # RTT = 2·(2·1 + 3) = 10 ms
     duration_s: float = 10.0
     min_rto_ms: float = 200.0
-    timestamps: bool = True
     hystart: bool = True  # CUBIC only
     cubic_model: str = "rfc9438"  # routerlab only: "linux" is Linux's arithmetic (ns-3 follows it)
-    rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
-    # routerlab only: when the window may grow; "none" grows it on every ACK, as ns-3's NewReno
-    cwnd_validation: str = "last-send"
-    # routerlab only: what a reduction scales; "pipe" as ns-3's `BytesInFlight`, "cwnd" as Linux
-    ssthresh_base: str = "flight"
-    # routerlab only: resend a retransmission found lost from later SACKs (Linux); ns-3 waits
-    # for the timer (its `NextSeg` never picks a retransmitted segment again)
-    lost_retransmit_detection: bool = True
-    # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
-    # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
-    ns3_prr: str = "ns3"
     # ns-3 only: "linux" is ns-3's TCP entering fast recovery from CWR (after an ECN echo) as
     # Linux does (`LinuxCwrSocket`); ns-3's own waits for the retransmission timer there.
     ns3_cwr: str = "ns3"
@@ -56,17 +70,16 @@ class Dumbbell:
     red: bool = False
     ecn: bool = False  # RED marks, and the endpoints negotiate ECN (RFC 3168)
     red_rules: str = "ns2"  # routerlab only: "linux" is RED without wait and the spared queue
-    ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
     kind: str = field(default="dumbbell", init=False)
 
     def starts(self, k: int) -> list[float]:
         """Flow i starts at i ms plus a perturbation in [0, 1 ms)."""
-        rng = random.Random(f"{perturbation_key(self)}/{k}")
+        rng = random.Random(f"{self.perturbation_key()}/{k}")
         return [round(i * 1e-3 + rng.random() * 1e-3, 9) for i in range(self.flows)]
 
 
 @dataclass(frozen=True)
-class Incast:
+class Incast(TcpChoices):
     """N senders return a block each to one receiver through one switch port, in rounds that
     wait for the last block (partition–aggregate), over persistent connections."""
 
@@ -81,26 +94,14 @@ class Incast:
     delay_spread_us: float = 0.0  # each sender's access link: link_delay_us + U[0, spread)
     first_round_s: float = 0.1
     duration_s: float = 30.0  # a cap: the rounds end the run
-    timestamps: bool = True
-    rtt_model: str = "linux"  # routerlab only: "ns3" takes RTT samples as ns-3 does
-    # routerlab only: when the window may grow; "none" grows it on every ACK, as ns-3's NewReno
-    cwnd_validation: str = "last-send"
-    # routerlab only: what a reduction scales; "pipe" as ns-3's `BytesInFlight`, "cwnd" as Linux
-    ssthresh_base: str = "flight"
-    # routerlab only: resend a retransmission found lost from later SACKs (Linux); ns-3 waits
-    # for the timer (its `NextSeg` never picks a retransmitted segment again)
-    lost_retransmit_detection: bool = True
     # ns-3 only: "linux" is ns-3's TCP taking RTT samples as Linux does (`LinuxRttSocket`).
     ns3_rtt: str = "ns3"
-    # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does.
-    ns3_prr: str = "ns3"
-    ns3_same_as: str | None = None  # ns-3's runs are this point's (only routerlab changed)
     kind: str = field(default="incast", init=False)
 
     def access_delays_us(self, k: int) -> list[float]:
         """Sender i's access link delay under perturbation k: the link delay plus a draw in
         [0, delay_spread_us), so that the rounds themselves differ between perturbations."""
-        rng = random.Random(f"{perturbation_key(self)}/{k}/delays")
+        rng = random.Random(f"{self.perturbation_key()}/{k}/delays")
         return [
             round(self.link_delay_us + rng.random() * self.delay_spread_us, 3)
             for _ in range(self.senders)
@@ -109,15 +110,8 @@ class Incast:
     def opens(self, k: int) -> list[float]:
         """Connection i opens at i·20 µs plus a perturbation in [0, 20 µs): spread, so that
         the handshakes do not overflow the buffer before the first round."""
-        rng = random.Random(f"{perturbation_key(self)}/{k}")
+        rng = random.Random(f"{self.perturbation_key()}/{k}")
         return [round(i * 20e-6 + rng.random() * 20e-6, 9) for i in range(self.senders)]
-
-
-def perturbation_key(p: Dumbbell | Incast) -> str:
-    """What perturbation k of `p` is drawn from: the name of the point whose ns-3 runs `p` is
-    compared with, so that a point changing routerlab only replays ns-3's very starts and
-    delays."""
-    return p.ns3_same_as or p.name
 
 
 def points() -> list[Dumbbell | Incast]:

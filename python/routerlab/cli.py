@@ -15,7 +15,6 @@ from pathlib import Path
 
 from . import _core, output
 from .bench import KEYS as BENCH_KEYS
-from .filekind import misfiled
 from .output import AtomicDir, OutputExists, write_text_atomic
 from .runner import (
     ScenarioInvalid,
@@ -93,12 +92,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"routerlab: cannot create the output directory {out}: {e.strerror}", file=sys.stderr)
         return EXIT_INVALID
-    if problem := misfiled(text, "scenario", str(path)):
-        _print_problems(str(path), [problem])
-        return EXIT_INVALID
     try:
         # Checked and built once, before any output exists.
-        prepared = prepare(text, seed=args.seed, base_dir=path.resolve().parent)
+        prepared = prepare(text, seed=args.seed, base_dir=path.resolve().parent, name=str(path))
     except ScenarioInvalid as e:
         _print_problems(str(path), e.problems)
         return EXIT_INVALID

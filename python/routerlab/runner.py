@@ -81,8 +81,12 @@ def scenario_hash(normalized_json: str) -> str:
     return hashlib.sha256(normalized_json.encode()).hexdigest()
 
 
-def build(text: str, seed: int | None = None, base_dir: Path | None = None) -> _core.Run:
-    if problem := misfiled(text, "scenario"):
+def build(
+    text: str, seed: int | None = None, base_dir: Path | None = None, name: str = "FILE"
+) -> _core.Run:
+    """The engine's run of a scenario (`ScenarioInvalid` if it is not valid); ``name``: the
+    file the text came from, for the command a file of another kind is run with."""
+    if problem := misfiled(text, "scenario", name):
         raise ScenarioInvalid([problem])
     try:
         return _core.Run(text, seed, str(base_dir) if base_dir is not None else None)
@@ -113,11 +117,14 @@ class Prepared:
     setup_seconds: float
 
 
-def prepare(text: str, seed: int | None = None, base_dir: Path | None = None) -> Prepared:
+def prepare(
+    text: str, seed: int | None = None, base_dir: Path | None = None, name: str = "FILE"
+) -> Prepared:
     """Check and build a scenario given as TOML text (`ScenarioInvalid` if it is not valid);
-    ``base_dir``: where relative file names in the scenario are found."""
+    ``base_dir``: where relative file names in the scenario are found; ``name``: the file it
+    came from."""
     t0 = time.perf_counter()
-    run = build(text, seed, base_dir)
+    run = build(text, seed, base_dir, name)
     return Prepared(run, time.perf_counter() - t0)
 
 

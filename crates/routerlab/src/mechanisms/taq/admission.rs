@@ -131,7 +131,7 @@ pub struct AdmissionControl {
     /// Admitted flows and their pool (None: a flow older than the middlebox's knowledge).
     admitted: HashMap<FlowKey, Option<HostId>>,
     /// Flows of waiting pools (a held or rejected handshake), and their pool.
-    held: HashMap<FlowKey, HostId>,
+    waiting_flows: HashMap<FlowKey, HostId>,
     window_start: SimTime,
     arrivals: u64,
     drops: u64,
@@ -148,7 +148,7 @@ impl AdmissionControl {
             pools: HashMap::new(),
             waiting: VecDeque::new(),
             admitted: HashMap::new(),
-            held: HashMap::new(),
+            waiting_flows: HashMap::new(),
             window_start: SimTime::ZERO,
             arrivals: 0,
             drops: 0,
@@ -173,11 +173,8 @@ impl AdmissionControl {
             self.arrivals += 1;
             return Admit::Pass;
         }
-        if let Some(&source) = self.held.get(&key) {
-            return match self.p.not_admitted {
-                NotAdmitted::Hold => Admit::Duplicate,
-                NotAdmitted::Reject => self.reject(now, source),
-            };
+        if let Some(&source) = self.waiting_flows.get(&key) {
+            return self.not_admitted(now, source, true);
         }
         if !syn {
             // Not a handshake: a flow older than our knowledge of it.
@@ -213,22 +210,27 @@ impl AdmissionControl {
                 Admit::Pass
             }
             PoolState::Waiting { .. } => {
-                self.held.insert(key, source);
-                match self.p.not_admitted {
-                    NotAdmitted::Hold => Admit::Hold,
-                    NotAdmitted::Reject => self.reject(now, source),
-                }
+                self.waiting_flows.insert(key, source);
+                self.not_admitted(now, source, false)
             }
         }
     }
 
-    /// Reject a handshake packet of waiting pool `source`, announcing the wait left.
-    fn reject(&mut self, now: SimTime, source: HostId) -> Admit {
-        if let Some(PoolState::Waiting { since }) = self.pools.get(&source).map(|p| p.state) {
-            self.stats.rejections += 1;
-            self.stats.announced_wait += (since + self.p.t_wait).saturating_sub(now);
+    /// A handshake packet of waiting pool `source` (`again`: its flow's packet was seen
+    /// before): held, or dropped as a duplicate of a held one; or rejected, announcing the wait
+    /// left until the pool's guaranteed admission.
+    fn not_admitted(&mut self, now: SimTime, source: HostId, again: bool) -> Admit {
+        match self.p.not_admitted {
+            NotAdmitted::Hold if again => Admit::Duplicate,
+            NotAdmitted::Hold => Admit::Hold,
+            NotAdmitted::Reject => {
+                if let Some(PoolState::Waiting { since }) = self.pools.get(&source).map(|p| p.state) {
+                    self.stats.rejections += 1;
+                    self.stats.announced_wait += (since + self.p.t_wait).saturating_sub(now);
+                }
+                Admit::Reject
+            }
         }
-        Admit::Reject
     }
 
     /// An admitted packet was dropped here.
@@ -265,10 +267,10 @@ impl AdmissionControl {
             return Vec::new();
         }
         let mut flows: Vec<(FlowKey, HostId)> =
-            self.held.iter().filter(|(_, s)| released.contains(s)).map(|(k, s)| (*k, *s)).collect();
+            self.waiting_flows.iter().filter(|(_, s)| released.contains(s)).map(|(k, s)| (*k, *s)).collect();
         flows.sort_unstable();
         for (k, s) in &flows {
-            self.held.remove(k);
+            self.waiting_flows.remove(k);
             self.admitted.insert(*k, Some(*s));
         }
         flows.into_iter().map(|(k, _)| k).collect()

@@ -416,8 +416,7 @@ impl TaqQueue {
         if !self.p.predict_next_state {
             return (class < arriving).then(|| (class, self.classes[class as usize].len() - 1));
         }
-        let (i, harm) = self.least_harmful(class, pool);
-        let i = i.expect("the lowest class is not empty");
+        let (i, harm) = self.least_harmful(class, pool)?;
         (class < arriving || harm < self.harm(e, pool)).then_some((class, i))
     }
 
@@ -439,18 +438,10 @@ impl TaqQueue {
 
     /// The index in `class` of the packet whose drop is predicted to harm its flow least, the
     /// latest arrival among equals, and that harm.
-    fn least_harmful(&self, class: TaqClass, pool: &PacketPool) -> (Option<usize>, DropOutcome) {
-        let mut best: (Option<usize>, DropOutcome) = (None, DropOutcome::RepeatedTimeout);
-        for (i, e) in self.classes[class as usize].iter().enumerate().rev() {
-            let harm = self.harm(e, pool);
-            if best.0.is_none() || harm < best.1 {
-                best = (Some(i), harm);
-                if harm == DropOutcome::FastRecovery {
-                    break;
-                }
-            }
-        }
-        best
+    fn least_harmful(&self, class: TaqClass, pool: &PacketPool) -> Option<(usize, DropOutcome)> {
+        let queue = self.classes[class as usize].iter().enumerate().rev();
+        // `min_by_key` keeps the first of equals: scanning from the tail, the latest.
+        queue.map(|(i, e)| (i, self.harm(e, pool))).min_by_key(|&(_, harm)| harm)
     }
 
     /// Let in the held packets of pools admitted by now; what finds no room is dropped.
