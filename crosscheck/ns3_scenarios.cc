@@ -18,6 +18,7 @@ struct Flow {
     uint64_t rto_doublings = 0;
     uint64_t syns = 0;
     uint64_t recoveries = 0;
+    uint32_t cwnd = 0, ssthresh = 0;  // the latest values (incast: read at each round's start)
 };
 
 struct State {
@@ -31,6 +32,8 @@ struct State {
     double firstRound = -1, lastEnd = -1;
     std::vector<double> fcts;
     std::vector<bool> done;
+    // Per round, per flow: the window and ssthresh at the round's start and the timeouts in it.
+    std::vector<std::vector<uint32_t>> roundCwnd, roundSsthresh, roundTimeouts;
 };
 static State S;
 
@@ -53,14 +56,19 @@ static void OnRetx(uint32_t i, Ptr<const Packet>, const TcpHeader&, const Addres
 static bool g_inNewAck = false;
 static void OnRto(uint32_t i, Time oldv, Time newv) {
     if (g_inNewAck) return;
-    if (oldv.IsStrictlyPositive() && (newv == oldv + oldv || (newv == Seconds(60) && oldv < newv)))
+    if (oldv.IsStrictlyPositive() && (newv == oldv + oldv || (newv == Seconds(60) && oldv < newv))) {
         S.flows[i].rto_doublings++;
+        if (S.incast && S.round < S.roundTimeouts.size()) S.roundTimeouts[S.round][i]++;
+    }
 }
 
 // A fast recovery entered (duplicate ACKs or SACK; a timeout enters CA_LOSS instead).
 static void OnCongState(uint32_t i, TcpSocketState::TcpCongState_t oldv, TcpSocketState::TcpCongState_t newv) {
     if (newv == TcpSocketState::CA_RECOVERY && oldv != TcpSocketState::CA_RECOVERY) S.flows[i].recoveries++;
 }
+
+static void OnCwnd(uint32_t i, uint32_t, uint32_t v) { S.flows[i].cwnd = v; }
+static void OnSsthresh(uint32_t i, uint32_t, uint32_t v) { S.flows[i].ssthresh = v; }
 
 static void OnTx(uint32_t i, Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
     uint8_t f = h.GetFlags();
@@ -81,6 +89,13 @@ static void StartRound() {
     if (S.firstRound < 0) S.firstRound = S.roundStart.GetSeconds();
     S.remaining = S.senders.size();
     for (size_t i = 0; i < S.done.size(); i++) S.done[i] = false;
+    S.roundCwnd.emplace_back();
+    S.roundSsthresh.emplace_back();
+    S.roundTimeouts.emplace_back(S.flows.size(), 0);
+    for (auto& f : S.flows) {
+        S.roundCwnd.back().push_back(f.cwnd);
+        S.roundSsthresh.back().push_back(f.ssthresh);
+    }
     for (auto& s : S.senders) s->Send(Create<Packet>(S.block));
 }
 
@@ -273,6 +288,8 @@ static void Open(uint32_t i, Ptr<Node> n, Ipv4Address dst) {
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+    s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
     s->Bind();
     s->SetConnectCallback(MakeCallback(&Connected), MakeCallback(&Failed));
     if (S.incast) S.senders[i] = s;
@@ -347,7 +364,20 @@ static std::string Report(uint64_t drops, double end) {
     }
     o << "],\"fcts\":[";
     for (size_t i = 0; i < S.fcts.size(); i++) o << (i ? "," : "") << S.fcts[i];
-    o << "],\"first_round\":" << S.firstRound << ",\"last_end\":" << S.lastEnd << ",\"rounds_done\":" << S.round << "}";
+    auto table = [&](const char* key, const std::vector<std::vector<uint32_t>>& t) {
+        o << ",\"" << key << "\":[";
+        for (size_t r = 0; r < t.size(); r++) {
+            o << (r ? ",[" : "[");
+            for (size_t i = 0; i < t[r].size(); i++) o << (i ? "," : "") << t[r][i];
+            o << "]";
+        }
+        o << "]";
+    };
+    o << "]";
+    table("round_cwnd", S.roundCwnd);
+    table("round_ssthresh", S.roundSsthresh);
+    table("round_timeouts", S.roundTimeouts);
+    o << ",\"first_round\":" << S.firstRound << ",\"last_end\":" << S.lastEnd << ",\"rounds_done\":" << S.round << "}";
     return o.str();
 }
 
