@@ -213,6 +213,33 @@ def test_reproduce_runs_on_dask_with_the_same_verdict(tmp_path: Path, dask_clien
         assert (tmp_path / "l" / name).read_bytes() == (tmp_path / "d" / name).read_bytes()
 
 
+def closed_port() -> int:
+    """A local TCP port nothing listens on."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("command", ["sweep", "reproduce"])
+def test_an_unreachable_scheduler_is_one_line_exit_2_and_leaves_nothing(
+    tmp_path: Path, base: Path, monkeypatch, capsys, command: str
+):
+    from routerlab.cli import main
+
+    monkeypatch.setattr(backends, "SCHEDULER_TIMEOUT_S", 1.0)
+    out = tmp_path / "out"
+    what = [str(sweep_file(tmp_path, base))] if command == "sweep" else ["taq-model", "--quick"]
+    address = f"tcp://127.0.0.1:{closed_port()}"
+    rc = main([command, *what, "--backend", "dask", "--scheduler", address, "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert len(err.splitlines()) == 1, err
+    assert f"cannot reach the Dask scheduler at {address}" in err
+    assert not out.exists()
+
+
 def test_the_store_is_queryable_across_runs_and_stats_summarise_replicates(
     tmp_path: Path, base: Path
 ):

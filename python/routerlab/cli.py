@@ -161,6 +161,7 @@ def print_summary(path: Path, out: Path, s: dict, timing: dict, files: list[str]
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from . import experiments
+    from .sweeps import BackendError
 
     def fail(message: str) -> int:
         print(f"routerlab: {message}", file=sys.stderr)
@@ -221,6 +222,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         except experiments.RunFailed as e:
             print(f"routerlab: {e}; nothing was written to {out}/", file=sys.stderr)
             return 1
+        except BackendError as e:
+            return fail(f"{e}; nothing was written to {out}/")
         if not args.quiet:
             print_verdict(verdict, out)
     if args.experiment == "all":

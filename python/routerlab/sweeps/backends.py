@@ -112,7 +112,7 @@ def dask_client(client=None, scheduler: str | None = None, jobs: int | None = No
             "the dask backend needs dask.distributed: pip install 'routerlab[dask]'"
         ) from None
     if scheduler:
-        return Client(scheduler), True
+        return connect(Client, scheduler), True
     cluster = LocalCluster(
         n_workers=jobs or os.cpu_count() or 1,
         threads_per_worker=1,
@@ -120,6 +120,23 @@ def dask_client(client=None, scheduler: str | None = None, jobs: int | None = No
         dashboard_address=None,
     )
     return Client(cluster), True
+
+
+# How long to try to reach a scheduler named by address before giving up.
+SCHEDULER_TIMEOUT_S = 10.0
+
+
+def connect(Client, scheduler: str):
+    """A client of the scheduler at ``scheduler``; `BackendError` in one line if it cannot be
+    reached within `SCHEDULER_TIMEOUT_S` (a wrong address, a scheduler not running)."""
+    try:
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
+    except (OSError, TimeoutError, ValueError) as e:
+        reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise BackendError(
+            f"cannot reach the Dask scheduler at {scheduler} within {SCHEDULER_TIMEOUT_S:g} s "
+            f"({reason})"
+        ) from None
 
 
 def close_client(client) -> None:

@@ -95,6 +95,18 @@ def run_campaign(
         raise backends.BackendError(
             f"unknown backend {backend!r} (known: {', '.join(backends.BACKENDS)})"
         )
+    owned = False
+    if backend == "dask" and client is None and scheduler:
+        # Reached before anything is written: an unreachable scheduler leaves no directory.
+        client, owned = backends.dask_client(None, scheduler, jobs)
+    try:
+        return _campaign(spec, out, backend, jobs, client, retry_failed, progress, quiet, report)
+    finally:
+        if owned:
+            backends.close_client(client)
+
+
+def _campaign(spec, out, backend, jobs, client, retry_failed, progress, quiet, report) -> Campaign:
     log = _log(quiet)
     configs = spec.configs()  # every configuration is checked before anything runs
     store = Store(out)
@@ -145,7 +157,7 @@ def run_campaign(
     )
     store.flush()
     if todo:
-        _execute(spec, store, runs, todo, backend, jobs, client, scheduler, progress)
+        _execute(spec, store, runs, todo, backend, jobs, client, progress)
     campaign = Campaign(out)
     campaign.write_tables()
     if report:
@@ -161,10 +173,10 @@ def run_campaign(
     return campaign
 
 
-def _execute(spec, store, runs, todo, backend, jobs, client, scheduler, progress) -> None:
+def _execute(spec, store, runs, todo, backend, jobs, client, progress) -> None:
     bar = backends.progress_bar(len(todo), spec.name, progress)
     failures, last_flush = 0, time.monotonic()
-    results = backends.run_batched(run_batch, todo, backend, jobs, client, scheduler, spec.batch)
+    results = backends.run_batched(run_batch, todo, backend, jobs, client, None, spec.batch)
     try:
         # Closed however the loop ends, so that an interrupt stops the workers at once.
         with contextlib.closing(results):
