@@ -288,8 +288,10 @@ static void Open(uint32_t i, Ptr<Node> n, Ipv4Address dst) {
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, i));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
-    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
-    s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
+    if (S.incast) {  // read at each round's start
+        s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+        s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, i));
+    }
     s->Bind();
     s->SetConnectCallback(MakeCallback(&Connected), MakeCallback(&Failed));
     if (S.incast) S.senders[i] = s;

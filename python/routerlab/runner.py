@@ -65,9 +65,11 @@ def check_file(path: Path) -> list[str]:
     """The problems of a scenario file (none if it is valid), relative file names in it
     resolved beside it; `OSError` if it cannot be read."""
     text = read_scenario(path)
-    if problem := misfiled(text, "scenario", str(path)):
+    problems = _core.check(text, str(path.resolve().parent))
+    # Only a file the engine refuses can be of another kind (a scenario has none of their keys).
+    if problems and (problem := misfiled(text, "scenario", str(path))):
         return [problem]
-    return _core.check(text, str(path.resolve().parent))
+    return problems
 
 
 def estimate_file(path: Path) -> tuple[str, str]:
@@ -86,12 +88,13 @@ def build(
 ) -> _core.Run:
     """The engine's run of a scenario (`ScenarioInvalid` if it is not valid); ``name``: the
     file the text came from, for the command a file of another kind is run with."""
-    if problem := misfiled(text, "scenario", name):
-        raise ScenarioInvalid([problem])
     try:
         return _core.Run(text, seed, str(base_dir) if base_dir is not None else None)
     except ValueError as e:
         problems = e.args[0] if e.args and isinstance(e.args[0], list) else [str(e)]
+        # Only a file the engine refuses can be of another kind: no parse on the way to a run.
+        if problem := misfiled(text, "scenario", name):
+            problems = [problem]
         raise ScenarioInvalid(problems) from None
 
 
