@@ -34,6 +34,9 @@ class TcpChoices:
     # routerlab only: resend a retransmission found lost from later SACKs (Linux); ns-3 waits
     # for the timer (its `NextSeg` never picks a retransmitted segment again)
     lost_retransmit_detection: bool = True
+    # routerlab only, NewReno: "per-ack" grows the window one step per ACK, as ns-3's
+    # `TcpNewReno` does (RFC 5681 eq. 2 and 3); "bytes" by the bytes acknowledged, as Linux
+    reno_increase: str = "bytes"
     # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
     # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
     ns3_prr: str = "ns3"
@@ -203,6 +206,15 @@ def points() -> list[Dumbbell | Incast]:
     ]:
         grid.append(
             replace(p, name=f"{p.name}/ns3-cwnd-growth", cwnd_validation="none", ns3_same_as=p.name)
+        )
+    # routerlab growing NewReno's window per ACK (RFC 5681 eq. 2 and 3), as ns-3's
+    # `TcpNewReno::SlowStart` and `CongestionAvoidance` do, not by the bytes acknowledged as
+    # Linux does; ns-3 unchanged.
+    for p in [q for q in grid if q.name in ("dumbbell-newreno-20", "dumbbell-newreno-100")]:
+        grid.append(
+            replace(
+                p, name=f"{p.name}/ns3-reno-increase", reno_increase="per-ack", ns3_same_as=p.name
+            )
         )
     # routerlab scaling the pipe at a reduction, as ns-3's `GetSsThresh(BytesInFlight())`; ns-3
     # unchanged.

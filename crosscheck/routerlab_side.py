@@ -36,7 +36,7 @@ rcv_buf = "16MiB"
 """
 
 CC = {
-    "newreno": '"newreno"',
+    "newreno": '{{ kind = "newreno", increase = "{reno_increase}" }}',
     "cubic": '{{ kind = "cubic", hystart = {hystart}, model = "{cubic_model}" }}',
     "dctcp": '{{ kind = "dctcp", g = 0.0625, alpha_init = 1.0, min_cwnd = 2 }}',
 }
@@ -45,7 +45,11 @@ CC = {
 def transport(p: grid.Dumbbell | grid.Incast, cc: str) -> str:
     hystart = str(getattr(p, "hystart", True)).lower()
     return TRANSPORT.format(
-        cc=CC[cc].format(hystart=hystart, cubic_model=getattr(p, "cubic_model", "rfc9438")),
+        cc=CC[cc].format(
+            hystart=hystart,
+            cubic_model=getattr(p, "cubic_model", "rfc9438"),
+            reno_increase=p.reno_increase,
+        ),
         min_rto=f"{p.min_rto_ms:g}ms",
         timestamps=str(p.timestamps).lower(),
         rtt_model=p.rtt_model,

@@ -222,9 +222,10 @@ fn a_custom_congestion_controller() {
     s.set_congestion_control(ConnId(0), AnyCc::Custom(Box::new(FixedWindow { segments: 5 })));
     s.run();
     let r = s.results();
-    assert_eq!(s.sender_socket(ConnId(0)).cwnd(), 5 * 1460);
+    // Five segments of 1448 bytes: the MSS less the timestamps every segment carries.
+    assert_eq!(s.sender_socket(ConnId(0)).cwnd(), 5 * 1448);
     // 5 segments per RTT: the base RTT is 4.2 ms, and the other flow's queue adds up to 12 ms,
-    // so between 5·1460·8/16.2 ms ≈ 3.6 Mbps and 5·1460·8/4.2 ms ≈ 13.9 Mbps.
+    // so between 5·1448·8/16.2 ms ≈ 3.6 Mbps and 5·1448·8/4.2 ms ≈ 13.8 Mbps.
     let g = r.flows[0].goodput_bps;
     assert!((3.6e6..13.9e6).contains(&g), "{g}");
     assert!(r.flows[1].goodput_bps > 70e6, "the other (NewReno) flow takes the rest");

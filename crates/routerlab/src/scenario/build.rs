@@ -8,9 +8,9 @@ use std::path::Path;
 
 use super::schema::{
     Cc, ConnectMode, CubicCc, CubicModelName, CwndValidationName, DctcpCc, DupAckFilterName, ForwardingName,
-    KaRoundingName, KaStage, KickAssCc, Link, LinkState, MptcpPathsName, NotAdmittedName, PermutationPattern,
-    Queue, RcpStage, RecoveryName, RttModelName, SpOccupancyName, SpStage, SpVariantName, SsthreshBaseName,
-    TaqDropName, Topology, Transport, Workload,
+    KaRoundingName, KaStage, KickAssCc, Link, LinkState, MptcpPathsName, NewRenoCc, NotAdmittedName,
+    PermutationPattern, Queue, RcpStage, RecoveryName, RenoIncreaseName, RttModelName, SpOccupancyName,
+    SpStage, SpVariantName, SsthreshBaseName, TaqDropName, Topology, Transport, Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Starts, Threshold};
 use super::{Scenario, ScenarioError};
@@ -31,7 +31,7 @@ use crate::net::{DirSpec, NodeKind, TopologySpec};
 use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
 use crate::rng::{SimRng, StreamId};
 use crate::sim::{LatencyProbeSpec, LinkChange, MeasureSpec, OutputSpec, SimSpec, SpSenderSpec};
-use crate::tcp::cc::{CcConfig, CubicModel, CubicParams, DctcpParams, HystartParams};
+use crate::tcp::cc::{CcConfig, CubicModel, CubicParams, DctcpParams, HystartParams, RenoIncrease};
 use crate::tcp::{
     CwndValidation, DelayedAck, MptcpConfig, MptcpPaths, Recovery, RtoParams, RttModel, SsthreshBase,
     TcpConfig,
@@ -88,7 +88,7 @@ impl Default for Transport {
         let d = TcpConfig::default();
         let da = DelayedAck { count: 2, timeout: SimTime::from_ms(40) };
         Transport {
-            cc: Cc::NewReno,
+            cc: Cc::NewReno(NewRenoCc::default()),
             mss: d.mss,
             init_cwnd: d.init_cwnd,
             min_rto: Duration(d.rto.min),
@@ -149,7 +149,10 @@ impl Transport {
         let d = TcpConfig::default();
         TcpConfig {
             cc: match self.cc {
-                Cc::NewReno => CcConfig::NewReno,
+                Cc::NewReno(p) => CcConfig::NewReno(match p.increase {
+                    RenoIncreaseName::Bytes => RenoIncrease::Bytes,
+                    RenoIncreaseName::PerAck => RenoIncrease::PerAck,
+                }),
                 Cc::Cubic(p) => CcConfig::Cubic(CubicParams {
                     c: p.c,
                     beta: p.beta,
@@ -285,7 +288,7 @@ impl Transport {
                     err("cc.min_cwnd", "must be at least 1 segment".into());
                 }
             }
-            Cc::NewReno | Cc::KickAss(_) | Cc::Rcp => {}
+            Cc::NewReno(_) | Cc::KickAss(_) | Cc::Rcp => {}
         }
         if self.min_rto.0 > self.max_rto.0 {
             err("min_rto", format!("{} is above max_rto ({})", self.min_rto.0, self.max_rto.0));
@@ -296,7 +299,7 @@ impl Transport {
                 format!("{} is not a number of subflows (1 to {MAX_MPTCP_SUBFLOWS})", self.mptcp_subflows),
             );
         }
-        if self.mptcp && self.cc != Cc::NewReno {
+        if self.mptcp && !matches!(self.cc, Cc::NewReno(_)) {
             err("cc", "MPTCP's subflows run NewReno, coupled by LIA (RFC 6356): set cc = \"newreno\"".into());
         }
         if self.mptcp && self.cp {

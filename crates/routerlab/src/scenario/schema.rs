@@ -615,7 +615,7 @@ pub struct LinkEvent {
 #[derive(Serialize, Debug, Clone, Copy, PartialEq)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Cc {
-    NewReno,
+    NewReno(NewRenoCc),
     Cubic(CubicCc),
     Dctcp(DctcpCc),
     #[serde(rename = "kick-ass")]
@@ -643,7 +643,7 @@ impl<'de> Deserialize<'de> for Cc {
         };
         let kinds = ["newreno", "cubic", "dctcp", "kick-ass", "rcp"];
         tagged(toml::Value::Table(table), "congestion control", &kinds, |kind, v| match kind {
-            "newreno" => from_value::<NoParams>(v).map(|_| Cc::NewReno),
+            "newreno" => from_value(v).map(Cc::NewReno),
             "cubic" => from_value(v).map(Cc::Cubic),
             "dctcp" => from_value(v).map(Cc::Dctcp),
             "kick-ass" => from_value(v).map(Cc::KickAss),
@@ -658,6 +658,24 @@ impl<'de> Deserialize<'de> for Cc {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NoParams {}
+
+/// NewReno's parameters.
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct NewRenoCc {
+    /// How the window grows on an ACK: `"bytes"` (by the bytes acknowledged, RFC 3465, as
+    /// Linux) or `"per-ack"` (one step per ACK, RFC 5681 eq. 2 and 3, as ns-3's `TcpNewReno`).
+    pub increase: RenoIncreaseName,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RenoIncreaseName {
+    #[default]
+    #[serde(rename = "bytes")]
+    Bytes,
+    #[serde(rename = "per-ack")]
+    PerAck,
+}
 
 /// CUBIC's parameters (RFC 9438 defaults).
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq)]

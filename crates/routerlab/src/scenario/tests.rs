@@ -1,6 +1,7 @@
 //! Scenario parsing and validation: every class of bad input is reported at its field path.
 
 use super::*;
+use crate::tcp::cc::{CcConfig, RenoIncrease};
 use crate::units::SimTime;
 
 const GOOD: &str = r#"
@@ -180,6 +181,19 @@ fn unknown_kinds() {
     assert!(first_error(&src).starts_with("topology.kind: unknown topology kind \"ring\""));
     let src = GOOD.replace("kind = \"bulk\"", "kind = \"torrent\"");
     assert!(first_error(&src).starts_with("workload[0].kind: unknown workload kind \"torrent\""));
+}
+
+#[test]
+fn newreno_takes_its_increase_rule_by_name() {
+    let with_cc = |cc: &str| GOOD.replace("min_rto = \"200ms\"", &format!("min_rto = \"200ms\"\ncc = {cc}"));
+    let cc_of = |cc: &str| Scenario::load(&with_cc(cc)).unwrap().0.transport.tcp_config().cc;
+    assert_eq!(cc_of(r#""newreno""#), CcConfig::NewReno(RenoIncrease::Bytes));
+    assert_eq!(
+        cc_of(r#"{ kind = "newreno", increase = "per-ack" }"#),
+        CcConfig::NewReno(RenoIncrease::PerAck)
+    );
+    let e = first_error(&with_cc(r#"{ kind = "newreno", increase = "sometimes" }"#));
+    assert!(e.starts_with("transport.cc") && e.contains("sometimes"), "{e}");
 }
 
 #[test]

@@ -99,7 +99,7 @@ pub enum RttModel {
 }
 
 use crate::units::SimTime;
-use cc::CcConfig;
+use cc::{CcConfig, RenoIncrease};
 
 /// Per-flow TCP parameters. Defaults follow the RFCs and Linux where they agree; where they
 /// differ the choice is noted.
@@ -212,7 +212,7 @@ pub enum MptcpPaths {
 impl Default for TcpConfig {
     fn default() -> TcpConfig {
         TcpConfig {
-            cc: CcConfig::NewReno,
+            cc: CcConfig::NewReno(RenoIncrease::Bytes),
             mss: 1460,
             init_cwnd: 10,
             rto: RtoParams {

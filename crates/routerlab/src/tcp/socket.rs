@@ -775,7 +775,7 @@ impl TcpSocket {
             }
             let fin_pending = self.app_closed && !self.fin_sent;
             if self.snd_nxt < data_end || fin_pending {
-                let len = (data_end - self.snd_nxt).min(self.segment_payload());
+                let len = (data_end - self.snd_nxt).min(self.win.mss);
                 let fin = fin_pending && self.snd_nxt + len == data_end;
                 let seq_len = len + fin as u64;
                 if self.snd_nxt + seq_len - self.snd_una > self.rwnd {
@@ -810,16 +810,17 @@ impl TcpSocket {
         }
     }
 
-    /// Payload of a full segment: the MSS less the options every segment of this connection
-    /// carries (RFC 6691): the timestamps (12 bytes with their padding; Linux's 1448-byte
-    /// segments on a 1500-byte MTU) and RCP's header.
+    /// Payload of a full segment: the smaller of the two ends' MSS less the options every
+    /// segment of this connection carries (RFC 6691): the timestamps (12 bytes with their
+    /// padding; Linux's 1448-byte segments on a 1500-byte MTU) and RCP's header. Once the
+    /// handshake has set it, the window's SMSS.
     fn segment_payload(&self) -> u64 {
         let every_segment = TcpSegment {
             ts: self.ts_ok,
             xr: RateFields { rcp: self.rate_ok == Some(RateProtocol::Rcp), ..Default::default() },
             ..Default::default()
         };
-        self.win.mss - every_segment.option_bytes_but_sack() as u64
+        self.cfg.mss.min(self.peer_mss) as u64 - every_segment.option_bytes_but_sack() as u64
     }
 
     /// The next segment to resend, if any. The board holds exactly `[snd_una, snd_nxt)`, so
@@ -1032,8 +1033,6 @@ impl TcpSocket {
         if seg.mss != 0 {
             self.peer_mss = seg.mss as u32;
         }
-        self.win.mss = self.cfg.mss.min(self.peer_mss) as u64;
-        self.win.cwnd = self.cfg.init_cwnd as u64 * self.win.mss;
         self.sack_ok = self.cfg.sack && seg.sack_permitted;
         self.ts_ok = self.cfg.timestamps && seg.ts;
         if self.state == State::Listen {
@@ -1059,6 +1058,11 @@ impl TcpSocket {
         {
             self.rate_echo = seg.xr.rcp_rate; // the SYN's rate, back on the SYN-ACK
         }
+        // RFC 5681 §2: the SMSS the window counts in excludes the TCP/IP headers *and* options,
+        // so it is the payload of a full segment (Linux's `mss_cache`, ns-3's SegmentSize):
+        // with timestamps an initial window of 10 is 10 × 1448 bytes, not 10 × 1460.
+        self.win.mss = self.segment_payload();
+        self.win.cwnd = self.cfg.init_cwnd as u64 * self.win.mss;
     }
 
     fn configure_ecn(&mut self) {
@@ -2226,6 +2230,26 @@ mod tests {
         assert!(t.len() >= 3);
         let gap = t[2] - t[1];
         assert!(gap > SimTime::from_us(900) && gap < SimTime::from_us(1100), "gap {gap}");
+    }
+
+    #[test]
+    fn the_window_counts_in_segments_of_the_payload_every_segment_carries() {
+        // RFC 5681 §2: SMSS excludes options. With timestamps a segment carries 1448 bytes, and
+        // the window counts in those: an initial window of 10 is 14 480 bytes, as Linux's
+        // 10 packets of `mss_cache`.
+        let ts = with(|c| c.timestamps = true);
+        let mut h = Harness::new(ts, ts, MS);
+        h.start(100_000, true);
+        h.run_until(SimTime::from_us(2500));
+        assert_eq!(h.a.mss(), 1448);
+        assert_eq!(h.data_sent().next().unwrap().out.seg.payload_len, 1448);
+        assert_eq!(h.data_sent().count(), 10);
+        assert_eq!(h.a.cwnd(), 10 * 1448, "nothing acknowledged yet");
+        let mut h = Harness::new(cfg(), cfg(), MS);
+        h.start(100_000, true);
+        h.run_until(SimTime::from_us(2500));
+        assert_eq!(h.a.mss(), 1460);
+        assert_eq!(h.a.cwnd(), 10 * 1460);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::encoding::{indicator_size, rate_of_length};
 use super::{KaEndpoint, Mode, RateProtocol};
 use crate::tcp::TcpConfig;
-use crate::tcp::cc::{AnyCc, CcConfig};
+use crate::tcp::cc::{AnyCc, CcConfig, RenoIncrease};
 use crate::tcp::testing::{Dir, Harness};
 use crate::units::{Rate, SimTime};
 
@@ -13,7 +13,7 @@ fn ms(n: u64) -> SimTime {
 }
 
 fn cfg(p: Option<RateProtocol>) -> TcpConfig {
-    let cc = p.map_or(CcConfig::NewReno, |p| CcConfig::ExplicitRate(KaEndpoint::new(p)));
+    let cc = p.map_or(CcConfig::NewReno(RenoIncrease::Bytes), |p| CcConfig::ExplicitRate(KaEndpoint::new(p)));
     TcpConfig { cc, ..TcpConfig::default() }
 }
 

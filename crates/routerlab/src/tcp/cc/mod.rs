@@ -18,8 +18,8 @@ mod newreno;
 pub use cubic::{Cubic, CubicModel, CubicParams, HystartParams};
 pub use dctcp::{Dctcp, DctcpParams};
 pub use lia::{Lia, LiaCoupling, lia_alpha};
-pub use newreno::NewReno;
 pub(crate) use newreno::half_flight;
+pub use newreno::{NewReno, RenoIncrease};
 
 use crate::mechanisms::ka::{ExplicitRate, KaEndpoint, RateProtocol};
 use crate::units::{Rate, SimTime};
@@ -200,7 +200,7 @@ impl std::fmt::Debug for AnyCc {
 /// Which controller a flow uses, with its parameters (from the scenario).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CcConfig {
-    NewReno,
+    NewReno(RenoIncrease),
     Cubic(CubicParams),
     Dctcp(DctcpParams),
     /// An explicit-rate sender: Kick-Ass (with its TCP fallback) or native RCP. The socket
@@ -224,7 +224,7 @@ impl CcConfig {
 
     pub fn build(&self) -> AnyCc {
         match self {
-            CcConfig::NewReno => AnyCc::NewReno(NewReno::default()),
+            CcConfig::NewReno(increase) => AnyCc::NewReno(NewReno::new(*increase)),
             CcConfig::Cubic(p) => AnyCc::Cubic(Cubic::new(*p)),
             CcConfig::Dctcp(p) => AnyCc::Dctcp(Dctcp::new(*p)),
             CcConfig::ExplicitRate(e) => AnyCc::ExplicitRate(match e.protocol {
