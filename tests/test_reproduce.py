@@ -17,12 +17,13 @@ from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from browser import chromium, load
 from helpers import interrupt_while_writing, routerlab
 from routerlab import experiments
-from routerlab.experiments import incast, models, small_packet
+from routerlab.experiments import incast, models, small_packet, taq_epochs
 from routerlab.experiments.stats import Estimate, mean_ci, percentile_ci
 from routerlab.experiments.verdict import (
     ClaimError,
@@ -263,6 +264,28 @@ def test_analysis_helpers():
     k = small_packet.knee({8.0: 0.99, 4.0: 0.95, 2.0: 0.75})
     assert k == pytest.approx(2 ** (2 - 0.25))
     assert math.isnan(small_packet.knee({8.0: 0.99, 4.0: 0.95}))
+
+
+def test_an_epochs_length_is_the_time_since_the_flows_previous_epoch_ended():
+    # Flow 1: epochs end at 1, 2 and (a row for two silent epochs) 4 s; flow 2 at 10 and 10.5 s.
+    # Rows come unsorted, as no table promises an order.
+    epochs = pa.table(
+        {
+            "flow_id": pa.array([2, 1, 1, 2, 1], pa.uint32()),
+            "end_s": [10.5, 4.0, 1.0, 10.0, 2.0],
+            "epochs": pa.array([1, 2, 1, 1, 1], pa.uint32()),
+        }
+    )
+    run = experiments.Run(config=0, params={}, seed=0, summary={}, tables={"flow_epochs": epochs})
+    length, times = taq_epochs.epoch_lengths(run, warmup_s=0.0)
+    assert sorted(zip(length.tolist(), times.tolist(), strict=True)) == [
+        (0.5, 1),
+        (1.0, 1),
+        (1.0, 2),
+    ]
+    assert taq_epochs.median_epoch(run, warmup_s=0.0) == 1.0
+    # The warm-up leaves out the epochs that ended in it.
+    assert sorted(taq_epochs.epoch_lengths(run, warmup_s=3.0)[0].tolist()) == [0.5, 1.0]
 
 
 # --- experiment files, seeding, output ------------------------------------------------------
@@ -671,6 +694,16 @@ def test_taq_hangs_taq_makes_minute_long_hangs_rarer(tmp_path: Path):
     assert (
         rows["taq", "200"]["share_hang_over_60s"] < rows["droptail", "200"]["share_hang_over_60s"]
     )
+
+
+def test_taq_epochs_taq_times_epochs_at_the_senders_rtt(tmp_path: Path):
+    quick_run("taq-epochs", tmp_path)
+    rows = table("taq-epochs", "epochs", tmp_path, "queue", "n")
+    # From the ACKs (two-way), or from the handshake and each packet's time in the queue (TAQ's
+    # default one-way timing), the tracker measures the RTT: its epochs are the flows' RTTs.
+    for n in {n for _, n in rows}:
+        for q in ("taq", "taq-two-way"):
+            assert 0.75 <= rows[q, n]["epoch_over_srtt"] <= 1.25, (q, n)
 
 
 def test_taq_evolution_taq_smooths_the_maintained_flows(tmp_path: Path):

@@ -9,8 +9,8 @@ use std::path::Path;
 use super::schema::{
     Cc, ConnectMode, CubicCc, CubicModelName, CwndValidationName, DctcpCc, DupAckFilterName, ForwardingName,
     KaRoundingName, KaStage, KickAssCc, Link, LinkState, MptcpPathsName, NewRenoCc, NotAdmittedName,
-    PermutationPattern, Queue, RcpStage, RecoveryName, RenoIncreaseName, RttModelName, SpOccupancyName,
-    SpStage, SpVariantName, SsthreshBaseName, TaqDropName, Topology, Transport, Workload,
+    OneWayEpochName, PermutationPattern, Queue, RcpStage, RecoveryName, RenoIncreaseName, RttModelName,
+    SpOccupancyName, SpStage, SpVariantName, SsthreshBaseName, TaqDropName, Topology, Transport, Workload,
 };
 use super::values::{ByteSize, DupThresh, Duration, HostList, PositiveDuration, Starts, Threshold};
 use super::{Scenario, ScenarioError};
@@ -22,7 +22,7 @@ use crate::mechanisms::plts::spray::{CntReading, RrScope};
 use crate::mechanisms::plts::{FilterKind, FilterParams};
 use crate::mechanisms::sp::{SpEpoch, SpOccupancy, SpParams, SpVariant};
 use crate::mechanisms::taq::admission::{AdmissionParams, NotAdmitted};
-use crate::mechanisms::taq::{TaqDrop, TaqParams};
+use crate::mechanisms::taq::{OneWayEpoch, TaqDrop, TaqParams};
 use crate::net::forwarding::ForwardingPolicy;
 use crate::net::index::{TopologyIndex, root};
 use crate::net::packet::{IPV4_HEADER_BYTES, TCP_HEADER_BYTES};
@@ -515,6 +515,12 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 params.tracker.initial_epoch = e.0;
             }
             params.two_way = t.two_way.unwrap_or(params.two_way);
+            if let Some(o) = t.one_way_epoch {
+                params.tracker.one_way = match o {
+                    OneWayEpochName::Bursts => OneWayEpoch::Bursts,
+                    OneWayEpochName::Queue => OneWayEpoch::Queue,
+                };
+            }
             params.predict_next_state = t.predict_next_state.unwrap_or(params.predict_next_state);
             params.predict_dupthresh = t.predict_dupthresh.unwrap_or(params.predict_dupthresh);
             if let Some(a) = &t.admission {

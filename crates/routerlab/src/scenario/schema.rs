@@ -400,6 +400,10 @@ pub struct TaqQueue {
     /// the ACKs that come back over its link.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub two_way: Option<bool>,
+    /// How one-way traffic refines the epoch: "bursts" (the paper's; the default) or "queue"
+    /// (the handshake's loop outside the queue plus the queue's delay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub one_way_epoch: Option<OneWayEpochName>,
     /// Choose the packet to drop by §4.1's prediction of the drop's effect on its flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predict_next_state: Option<bool>,
@@ -438,6 +442,14 @@ pub enum NotAdmittedName {
     Reject,
     #[serde(rename = "hold")]
     Hold,
+}
+
+#[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OneWayEpochName {
+    #[serde(rename = "bursts")]
+    Bursts,
+    #[serde(rename = "queue")]
+    Queue,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]

@@ -24,4 +24,4 @@ pub mod tracker;
 
 pub use observer::FlowObserver;
 pub use queue::{TaqClass, TaqDrop, TaqParams, TaqQueue};
-pub use tracker::{EpochLog, FlowKey, FlowState, FlowTracker, TrackerParams};
+pub use tracker::{EpochLog, FlowKey, FlowState, FlowTracker, OneWayEpoch, TrackerParams};

@@ -53,7 +53,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::admission::{AdmissionControl, AdmissionParams, Admit};
-use super::tracker::{DropOutcome, FlowKey, FlowState, FlowTracker, TrackerParams};
+use super::tracker::{DropOutcome, FlowKey, FlowState, FlowTracker, OneWayEpoch, TrackerParams};
 use crate::ids::PacketId;
 use crate::net::packet::{Packet, PacketPool, TcpFlags};
 use crate::qdisc::{DropCause, Qdisc, QdiscStats, Verdict};
@@ -117,23 +117,25 @@ pub struct TaqParams {
     /// Choose which packet of the lowest class to drop by §4.1's prediction of the drop's
     /// effect on its flow's next state (`FlowRecord::outcome_of_a_drop`): the packet whose loss
     /// harms its flow least, the latest of those. Off (the default): the class's tail. Our
-    /// reading — §4.1 gives the idea, §4.2's classes its use — and it costs fairness in the
-    /// small packet regime (`crates/routerlab/tests/taq.rs`: the 20 s Jain index of 40 flows
-    /// falls from 0.98 to 0.80, below drop-tail's 0.97): the few flows with windows large
-    /// enough for a fast retransmit take every drop.
+    /// reading — §4.1 gives the idea, §4.2's classes its use — and it can cost fairness in the
+    /// small packet regime (experiment taq-fairness, arm `taq-predict`): the few flows with
+    /// windows large enough for a fast retransmit take every drop.
     pub predict_next_state: bool,
     /// The duplicate-ACK threshold the prediction assumes of the senders (RFC 5681: 3).
     pub predict_dupthresh: u32,
     /// How often the fair share (active flows) is recomputed: 10 ms (ours).
     pub fair_share_refresh: SimTime,
+    /// The flow tracker's constants; one-way tracking times epochs from the handshake and each
+    /// packet's time in this queue (`OneWayEpoch::Queue`), not from bursts, which TAQ's own
+    /// scheduling blurs (experiment taq-epochs).
     pub tracker: TrackerParams,
     /// Admission control of flow pools (§4.3), if on (off by default: the paper evaluates TAQ
     /// with it only in §5.5).
     pub admission: Option<AdmissionParams>,
     /// Track epochs from both directions, as §3.3's "conventional mode of operation": the queue
     /// sees the ACKs coming back over its link and times each data packet to the ACK that
-    /// covers it. Off: one-way tracking (the handshake, then bursts), as the paper falls back
-    /// to when it sees one direction only.
+    /// covers it. Off: one-way tracking (`tracker.one_way`), as the paper falls back to when it
+    /// sees one direction only.
     pub two_way: bool,
 }
 
@@ -152,7 +154,7 @@ impl Default for TaqParams {
             predict_next_state: false,
             predict_dupthresh: 3,
             fair_share_refresh: SimTime::from_ms(10),
-            tracker: TrackerParams::default(),
+            tracker: TrackerParams { one_way: OneWayEpoch::Queue, ..TrackerParams::default() },
             admission: None,
             two_way: false,
         }
@@ -331,10 +333,19 @@ impl TaqQueue {
         }
     }
 
-    fn take(&mut self, class: TaqClass, pool: &PacketPool) -> Option<PacketId> {
+    fn take(&mut self, now: SimTime, class: TaqClass, pool: &PacketPool) -> Option<PacketId> {
         let e = self.classes[class as usize].pop_front()?;
         if class == TaqClass::NewFlow {
             self.newflow_counted(e.key, false);
+        }
+        // The tracker times epochs from new data (retransmissions, which Level 1 hurries, say
+        // nothing of the ACK clock; Karn's rule leaves them out of the senders' RTT too).
+        if let Some(key) = e.key {
+            let p = pool.get(e.pkt);
+            let syn = p.tcp.flags.has(TcpFlags::SYN);
+            if (e.len > 0 && class != TaqClass::Recovery) || syn {
+                self.tracker.on_departure(now, key, now.saturating_sub(p.meta.enqueued_at), syn);
+            }
         }
         self.packets -= 1;
         self.bytes -= pool.get(e.pkt).ip_len() as u64;
@@ -520,7 +531,7 @@ impl Qdisc for TaqQueue {
         // Level 1 while it has credit.
         if nonempty(TaqClass::Recovery) && self.recovery_credit >= 1.0 {
             self.recovery_credit -= 1.0;
-            let pkt = self.take(TaqClass::Recovery, pool);
+            let pkt = self.take(now, TaqClass::Recovery, pool);
             self.stats.dequeued += 1;
             return pkt;
         }
@@ -544,7 +555,7 @@ impl Qdisc for TaqQueue {
             TaqClass::Recovery => self.recovery_credit = (self.recovery_credit - 1.0).max(0.0),
             _ => {}
         }
-        let pkt = self.take(class, pool);
+        let pkt = self.take(now, class, pool);
         self.stats.dequeued += 1;
         pkt
     }

@@ -10,9 +10,17 @@
 //!   smoothed;
 //! - from the handshake: the gap between the SYN and the first data packet, plus the delay of
 //!   the observer's own queue (which the handshake, timed on arrival, does not see);
-//! - refined with one-way traffic by the bursts that open each epoch: a packet after a gap of
-//!   at least half an epoch starts a burst, and the time since the previous burst, if within
-//!   1.5 epochs (an ACK-clocked burst, not a timeout), is a sample.
+//! - refined with one-way traffic (`OneWayEpoch`), by default as the paper does, by the bursts
+//!   that open each epoch: a packet after a gap of at least half an epoch starts a burst, and
+//!   the time since the previous burst, if within 1.5 epochs (an ACK-clocked burst, not a
+//!   timeout), is a sample. A queue that spreads a flow's few packets over its RTT makes
+//!   fractions of the RTT pass as samples, and the estimate feeds on itself (experiment
+//!   taq-epochs). `OneWayEpoch::Queue` instead anchors every packet's sample to the handshake:
+//!   the loop the handshake timed outside the observer's queue (the SYN-to-first-data gap less
+//!   the queue's delay when the SYN arrived) plus the time each of the flow's packets spent in
+//!   the queue, sampled as it leaves (`on_departure`) — the RTT, wherever this queue is the only
+//!   one whose delay varies. A TAQ queue reports departures; a passive observer does not, and
+//!   keeps to bursts.
 //!
 //! Per epoch it counts new packets (sequence above the highest seen), retransmitted packets
 //! (not above it), and the middlebox's drops of each; the previous epoch's counters are kept.
@@ -77,9 +85,21 @@ impl FlowState {
     }
 }
 
+/// How a flow's epoch is refined from one direction's packets alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OneWayEpoch {
+    /// From the bursts that open each epoch (the paper's §3.3).
+    #[default]
+    Bursts,
+    /// The handshake's loop outside the observer's queue plus the queue's current delay.
+    Queue,
+}
+
 /// The tracker's constants. The paper names none of them; each is our choice, written down.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TrackerParams {
+    /// How one-way traffic refines the epoch: the paper's bursts.
+    pub one_way: OneWayEpoch,
     /// Weight of a new sample in the epoch's moving average (the paper: "a weighted moving
     /// average"); 1/8, RFC 6298's weight for SRTT.
     pub epoch_gain: f64,
@@ -101,6 +121,7 @@ pub struct TrackerParams {
 impl Default for TrackerParams {
     fn default() -> TrackerParams {
         TrackerParams {
+            one_way: OneWayEpoch::Bursts,
             epoch_gain: 0.125,
             initial_epoch: SimTime::from_ms(100),
             burst_gap: 0.5,
@@ -185,6 +206,10 @@ pub struct FlowRecord {
     pub losses: u64,
     epoch_start: SimTime,
     syn_at: Option<SimTime>,
+    /// The observer's queue delay when the latest SYN arrived.
+    syn_delay: SimTime,
+    /// The loop the handshake timed outside the observer's queue (`OneWayEpoch::Queue`).
+    outside: Option<SimTime>,
     last_packet: Option<SimTime>,
     last_burst: Option<SimTime>,
     two_way: bool,
@@ -232,6 +257,8 @@ impl FlowRecord {
             losses: 0,
             epoch_start: now,
             syn_at: None,
+            syn_delay: SimTime::ZERO,
+            outside: None,
             last_packet: None,
             last_burst: None,
             two_way: false,
@@ -295,6 +322,7 @@ impl FlowTracker {
             // The latest SYN: a retransmitted one means the earlier was lost, and the gap from
             // it would measure the SYN timer, not the path.
             f.syn_at = Some(now);
+            f.syn_delay = self.local_delay;
             f.highest_seq = f.highest_seq.max(seq + 1);
             return;
         }
@@ -304,7 +332,13 @@ impl FlowTracker {
         if let Some(syn_at) = f.syn_at.take()
             && f.epoch.is_none()
         {
-            sample(f, now, now.saturating_sub(syn_at) + self.local_delay, &p);
+            let gap = now.saturating_sub(syn_at);
+            let outside = *f.outside.insert(gap.saturating_sub(f.syn_delay));
+            let first = match p.one_way {
+                OneWayEpoch::Bursts => gap,
+                OneWayEpoch::Queue => outside,
+            };
+            sample(f, now, first + self.local_delay, &p);
         }
         let end = seq + len as u64;
         f.last_seen = Some((seq, end <= f.highest_seq));
@@ -331,9 +365,29 @@ impl FlowTracker {
             }
         }
         if !f.two_way {
-            burst(f, now, &p);
+            match (p.one_way, f.outside) {
+                (OneWayEpoch::Queue, Some(_)) => {} // sampled as its packets leave the queue
+                _ => burst(f, now, &p),
+            }
         }
         f.last_packet = Some(now);
+    }
+
+    /// A packet of `key` (its SYN, or new data) left the observer's queue after `sojourn` in it.
+    /// With `OneWayEpoch::Queue` (and no ACKs seen), a data packet's RTT sample is the
+    /// handshake's loop outside the queue plus that sojourn; the SYN's sojourn is what the
+    /// handshake's gap held of this queue.
+    pub fn on_departure(&mut self, now: SimTime, key: FlowKey, sojourn: SimTime, syn: bool) {
+        let p = self.params;
+        if p.one_way != OneWayEpoch::Queue {
+            return;
+        }
+        let Some(f) = self.flows.get_mut(&key) else { return };
+        if syn {
+            f.syn_delay = sojourn; // what the SYN itself waited, not the queue's drain time
+        } else if let (false, Some(outside)) = (f.two_way, f.outside) {
+            sample(f, now, outside + sojourn, &p);
+        }
     }
 
     /// A packet passed in the data direction: if it is a TCP segment (not a fragment), track it
@@ -618,6 +672,25 @@ mod tests {
         let mut t = started();
         send_new(&mut t, ms(100), 1);
         assert_eq!(t.get(&key()).unwrap().epoch, Some(ms(100)));
+    }
+
+    #[test]
+    fn a_queue_anchored_epoch_is_the_handshakes_outside_loop_plus_the_queues_delay() {
+        // The SYN waits 20 ms in the queue; data follows 120 ms after it: 100 ms outside, an
+        // epoch of 120 ms while the queue holds 20 ms. Then the flow's packets, which come every
+        // 30 ms, spread by the queue, spend 50 ms in it: the epoch follows to 150 ms, whatever
+        // their spacing.
+        let mut t = FlowTracker::new(TrackerParams { one_way: OneWayEpoch::Queue, ..Default::default() });
+        t.local_delay = ms(20);
+        t.on_data(ms(0), key(), 0, 0, true);
+        send_new(&mut t, ms(120), 1);
+        assert_eq!(t.get(&key()).unwrap().epoch, Some(ms(120)));
+        for i in 1..100 {
+            send_new(&mut t, ms(120 + 30 * i), 1);
+            t.on_departure(ms(170 + 30 * i), key(), ms(50), false);
+        }
+        let e = t.get(&key()).unwrap().epoch.unwrap().as_secs_f64();
+        assert!((e - 0.15).abs() < 1e-6, "{e}");
     }
 
     #[test]
