@@ -78,6 +78,42 @@ def test_run_fills_queues_and_timeseries_when_asked_and_gives_polars(base: Path)
         r.table("nope")
 
 
+def test_a_result_and_a_campaign_show_a_summary_not_a_dump(tmp_path: Path, base: Path):
+    r = routerlab.run(BASE + '\n[output]\nqueues = "10ms"\n')
+    text, page = repr(r), r._repr_html_()
+    goodput = f"{r.summary['goodput_bps'] / 1e6:.2f} Mbps"
+    for shown in (goodput, "4 (", "tables", "queues"):
+        assert shown in text and html.escape(shown) in page, shown
+    assert len(text) < 600 and page.startswith("<div>")
+    c = routerlab.sweep(base, grid=GRID, seeds=2, out=tmp_path / "c", report=False)
+    text, page = repr(c), c._repr_html_()
+    assert "4 of 4 (2 configurations × 2 seeds)" in text and "topology.bottleneck" in text
+    assert html.escape(str(tmp_path / "c")) in page and len(text) < 600
+
+
+def test_the_package_tells_type_checkers_it_is_typed():
+    from importlib.resources import files
+
+    assert files("routerlab").joinpath("py.typed").is_file()
+
+
+def test_progress_shows_in_a_notebook_and_on_a_terminal_not_in_a_pipe(monkeypatch):
+    from routerlab import progress
+
+    class Kernel:
+        config = {"IPKernelApp": {}}
+
+    class IPython:
+        @staticmethod
+        def get_ipython():
+            return Kernel()
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert not progress.wanted(None) and progress.wanted(True)
+    monkeypatch.setitem(sys.modules, "IPython", IPython)
+    assert progress.in_notebook() and progress.wanted(None) and not progress.wanted(False)
+
+
 def test_run_rejects_a_bad_scenario_with_the_field_path():
     with pytest.raises(routerlab.ScenarioInvalid) as e:
         routerlab.run(BASE.replace('"100Mbps"', '"fast"'))

@@ -14,6 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import tomli_w
 
+from . import display
 from .output import OPTIONAL_TABLES
 from .runner import RunResult, read_scenario, simulate
 
@@ -78,6 +79,18 @@ class Result:
     def timeseries(self):
         """Per-flow time series (empty unless the scenario asks for ``[output] timeseries``)."""
         return self.table("timeseries")
+
+    def _summary_rows(self) -> list[tuple[str, str]]:
+        tables = ["flows", "links", *self.raw.extra_tables]
+        if self.raw.transfers is not None and self.raw.transfers.num_rows:
+            tables.insert(2, "transfers")
+        return [*display.run_rows(self.summary), ("tables", ", ".join(tables))]
+
+    def __repr__(self) -> str:
+        return display.text("routerlab.Result", self._summary_rows())
+
+    def _repr_html_(self) -> str:
+        return display.html("routerlab.Result", self._summary_rows())
 
     def table(self, name: str):
         """Any result table by name: flows, links, transfers, or one of the optional tables

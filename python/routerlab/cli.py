@@ -13,7 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import _core, output
+from . import _core, display, output
 from .bench import KEYS as BENCH_KEYS
 from .output import AtomicDir, OutputExists, write_text_atomic
 from .runner import (
@@ -48,13 +48,6 @@ examples:
   routerlab report results/sweeps/buffers         its self-contained HTML report
   routerlab bench --repeat 5                      speed and memory on the benchmark scenarios
   routerlab VERB --help                           options of one verb"""
-
-
-def _fmt_rate(bps: float) -> str:
-    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
-        if bps >= scale:
-            return f"{bps / scale:.2f} {unit}"
-    return f"{bps:.0f} bps"
 
 
 def _print_problems(path: str, problems: list[str]) -> None:
@@ -147,7 +140,7 @@ def print_summary(path: Path, out: Path, s: dict, timing: dict, files: list[str]
             f"({timing['events_per_s'] / 1e6:.1f} M events/s)",
         ),
         ("flows", f"{s['flows']} ({s['flows_completed']} completed)"),
-        ("goodput", _fmt_rate(s["goodput_bps"])),
+        ("goodput", display.rate_text(s["goodput_bps"])),
         ("jain index", f"{s['jain_index']:.3f}"),
         ("drops", f"{s['drops']}"),
         ("retransmissions", f"{s['retransmissions']}"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,8 @@ from .output import (
     write_json,
     write_table,
 )
+from .progress import bar as progress_bar
+from .progress import wanted as progress_wanted
 
 # Events per step between progress updates (and Ctrl-C checks): a few milliseconds of work,
 # and at most STEP_SECONDS of wall time however slow the events are.
@@ -149,17 +150,13 @@ def execute(
 ) -> RunResult:
     """Run a prepared scenario to its end (see `simulate`)."""
     run, setup = prepared.run, prepared.setup_seconds
-    show = sys.stderr.isatty() if progress is None else progress
     bar = None
-    if show:
-        from tqdm import tqdm
-
-        bar = tqdm(
+    if progress_wanted(progress):
+        bar = progress_bar(
             total=round(run.end_s, 6),
             unit="s",
             unit_scale=False,
             desc="simulating",
-            file=sys.stderr,
             bar_format="{desc} {percentage:3.0f}%|{bar}| {n:.3f}/{total:.3f} sim-s "
             "[{elapsed}<{remaining}{postfix}]",
             leave=False,

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Callable, Iterator
 
+from ..progress import bar
+from ..progress import wanted as progress_wanted
 from .pool import run_pool
 
 #: Backends by name.
@@ -54,13 +55,11 @@ def batches(items: list, size: int) -> list[tuple[int, list]]:
 
 
 def progress_bar(total: int, desc: str, progress: bool | None, leave: bool = True):
-    """A bar of runs done / total with ETA on stderr (None: only when stderr is a terminal),
-    or None when not shown."""
-    if not (sys.stderr.isatty() if progress is None else progress):
+    """A bar of runs done / total with ETA on stderr (None: only when someone is watching: a
+    terminal or a notebook), or None when not shown."""
+    if not progress_wanted(progress):
         return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, unit="run", file=sys.stderr, leave=leave)
+    return bar(total=total, desc=desc, unit="run", leave=leave)
 
 
 def run_batched(

@@ -24,6 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .. import display
 from ..api import frame
 from ..experiments.stats import mean_ci
 from ..output import write_text_atomic
@@ -310,6 +311,26 @@ class Campaign:
     def links(self, polars: bool = False):
         t = self._joined("links")
         return None if t is None else frame(t, polars)
+
+    def _summary_rows(self) -> list[tuple[str, str]]:
+        sweep = self.manifest["sweep"]
+        configs, seeds = len(self.manifest["configs"]), sweep["seeds"]
+        return [
+            ("directory", str(self.root)),
+            ("axes", ", ".join(self.axes) or "none"),
+            (
+                "runs done",
+                f"{len(self._rows())} of {configs * seeds}"
+                f" ({configs} configurations × {seeds} seeds)",
+            ),
+            ("failed", str(len(self.failures()))),
+        ]
+
+    def __repr__(self) -> str:
+        return display.text(f"routerlab.Campaign {self.name!r}", self._summary_rows())
+
+    def _repr_html_(self) -> str:
+        return display.html(f"routerlab.Campaign {self.name!r}", self._summary_rows())
 
     def failures(self) -> list[dict]:
         """The sweep's runs that failed (and were not done since): key, parameters, seed, error.

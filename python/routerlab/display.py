@@ -1,0 +1,46 @@
+"""How results show themselves: the numbers a person reads first, as text (the CLI's summary,
+`repr`) and as a small HTML table (Jupyter's `_repr_html_`)."""
+
+from __future__ import annotations
+
+from html import escape
+
+
+def rate_text(bps: float) -> str:
+    """A rate in the largest unit it reaches: `840.21 Mbps`."""
+    for unit, scale in (("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
+        if bps >= scale:
+            return f"{bps / scale:.2f} {unit}"
+    return f"{bps:.0f} bps"
+
+
+def run_rows(s: dict) -> list[tuple[str, str]]:
+    """A run's summary as (name, value) rows."""
+    rows = [
+        ("simulated", f"{s['sim_seconds']:g} s (seed {s['seed']})"),
+        ("flows", f"{s['flows']} ({s['flows_completed']} completed)"),
+        ("goodput", rate_text(s["goodput_bps"])),
+    ]
+    if s.get("jain_index") is not None:
+        rows.append(("jain index", f"{s['jain_index']:.3f}"))
+    rows += [
+        ("drops", f"{s['drops']}"),
+        ("retransmissions", f"{s['retransmissions']}"),
+        ("timeouts", f"{s['timeouts']}"),
+    ]
+    return rows
+
+
+def text(title: str, rows: list[tuple[str, str]]) -> str:
+    """`title` and aligned rows, one per line."""
+    width = max((len(k) for k, _ in rows), default=0)
+    return "\n".join([title, *(f"  {k:<{width}}  {v}" for k, v in rows)])
+
+
+def html(title: str, rows: list[tuple[str, str]]) -> str:
+    """`title` over a two-column table."""
+    body = "".join(
+        f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(v)}</td></tr>"
+        for k, v in rows
+    )
+    return f"<div><strong>{escape(title)}</strong><table>{body}</table></div>"
