@@ -28,8 +28,9 @@ test: setup lint rust-test py-test
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml requirements.lock $(RUST_SOURCES)
+	@echo "routerlab: setting up $(VENV): the pinned Python packages, then the Rust extension (release build; about 2 minutes the first time on 2 cores)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	PIP_CONSTRAINT=requirements.lock $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	PIP_CONSTRAINT=requirements.lock $(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -e '.[test]'
 	touch $(STAMP)
 
 lint: setup
