@@ -84,7 +84,12 @@ class Result:
         tables = ["flows", "links", *self.raw.extra_tables]
         if self.raw.transfers is not None and self.raw.transfers.num_rows:
             tables.insert(2, "transfers")
-        return [*display.run_rows(self.summary), ("tables", ", ".join(tables))]
+        s = self.summary
+        return [
+            ("simulated", f"{s['sim_seconds']:g} s (seed {s['seed']})"),
+            *display.run_rows(s),
+            ("tables", ", ".join(tables)),
+        ]
 
     def __repr__(self) -> str:
         return display.text("routerlab.Result", self._summary_rows())

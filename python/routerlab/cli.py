@@ -124,12 +124,6 @@ def cp_overloads(links) -> list[tuple[str, float, int]]:
     ]
 
 
-def _syn_timeouts(s: dict) -> str:
-    """The SYN timeouts beside the data timeouts, when there were any."""
-    n = s.get("syn_timeouts", 0)
-    return f" (and {n} SYN timeout{'s' if n != 1 else ''})" if n else ""
-
-
 def print_summary(path: Path, out: Path, s: dict, timing: dict, files: list[str]) -> None:
     wall = timing["wall_seconds"]
     rows = [
@@ -139,12 +133,7 @@ def print_summary(path: Path, out: Path, s: dict, timing: dict, files: list[str]
             f"{s['sim_seconds']:g} s in {wall:.2f} s wall "
             f"({timing['events_per_s'] / 1e6:.1f} M events/s)",
         ),
-        ("flows", f"{s['flows']} ({s['flows_completed']} completed)"),
-        ("goodput", display.rate_text(s["goodput_bps"])),
-        ("jain index", f"{s['jain_index']:.3f}"),
-        ("drops", f"{s['drops']}"),
-        ("retransmissions", f"{s['retransmissions']}"),
-        ("timeouts", f"{s['timeouts']}" + _syn_timeouts(s)),
+        *display.run_rows(s),
         ("results", f"{out}/  ({', '.join(files)})"),
     ]
     width = max(len(k) for k, _ in rows)

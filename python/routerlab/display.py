@@ -15,9 +15,9 @@ def rate_text(bps: float) -> str:
 
 
 def run_rows(s: dict) -> list[tuple[str, str]]:
-    """A run's summary as (name, value) rows."""
+    """A run's outcome (`summary.json`) as (name, value) rows: flows, goodput, Jain's index,
+    drops, retransmissions, timeouts."""
     rows = [
-        ("simulated", f"{s['sim_seconds']:g} s (seed {s['seed']})"),
         ("flows", f"{s['flows']} ({s['flows_completed']} completed)"),
         ("goodput", rate_text(s["goodput_bps"])),
     ]
@@ -26,9 +26,15 @@ def run_rows(s: dict) -> list[tuple[str, str]]:
     rows += [
         ("drops", f"{s['drops']}"),
         ("retransmissions", f"{s['retransmissions']}"),
-        ("timeouts", f"{s['timeouts']}"),
+        ("timeouts", f"{s['timeouts']}" + _syn_timeouts(s)),
     ]
     return rows
+
+
+def _syn_timeouts(s: dict) -> str:
+    """The SYN timeouts beside the data timeouts, when there were any."""
+    n = s.get("syn_timeouts", 0)
+    return f" (and {n} SYN timeout{'s' if n != 1 else ''})" if n else ""
 
 
 def text(title: str, rows: list[tuple[str, str]]) -> str:

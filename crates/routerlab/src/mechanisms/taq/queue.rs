@@ -340,7 +340,9 @@ impl TaqQueue {
         }
         // The tracker times epochs from new data (retransmissions, which Level 1 hurries, say
         // nothing of the ACK clock; Karn's rule leaves them out of the senders' RTT too).
-        if let Some(key) = e.key {
+        if let Some(key) = e.key
+            && self.tracker.wants_departures()
+        {
             let p = pool.get(e.pkt);
             let syn = p.tcp.flags.has(TcpFlags::SYN);
             if (e.len > 0 && class != TaqClass::Recovery) || syn {

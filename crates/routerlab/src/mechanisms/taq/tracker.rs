@@ -17,7 +17,7 @@
 //!   fractions of the RTT pass as samples, and the estimate feeds on itself (experiment
 //!   taq-epochs). `OneWayEpoch::Queue` instead anchors every packet's sample to the handshake:
 //!   the loop the handshake timed outside the observer's queue (the SYN-to-first-data gap less
-//!   the queue's delay when the SYN arrived) plus the time each of the flow's packets spent in
+//!   what the SYN waited in the queue) plus the time each of the flow's packets spent in
 //!   the queue, sampled as it leaves (`on_departure`) — the RTT, wherever this queue is the only
 //!   one whose delay varies. A TAQ queue reports departures; a passive observer does not, and
 //!   keeps to bursts.
@@ -206,7 +206,7 @@ pub struct FlowRecord {
     pub losses: u64,
     epoch_start: SimTime,
     syn_at: Option<SimTime>,
-    /// The observer's queue delay when the latest SYN arrived.
+    /// What the latest SYN waited in the observer's queue (`OneWayEpoch::Queue`).
     syn_delay: SimTime,
     /// The loop the handshake timed outside the observer's queue (`OneWayEpoch::Queue`).
     outside: Option<SimTime>,
@@ -322,7 +322,7 @@ impl FlowTracker {
             // The latest SYN: a retransmitted one means the earlier was lost, and the gap from
             // it would measure the SYN timer, not the path.
             f.syn_at = Some(now);
-            f.syn_delay = self.local_delay;
+            f.syn_delay = SimTime::ZERO; // until this SYN leaves the queue (`on_departure`)
             f.highest_seq = f.highest_seq.max(seq + 1);
             return;
         }
@@ -333,10 +333,9 @@ impl FlowTracker {
             && f.epoch.is_none()
         {
             let gap = now.saturating_sub(syn_at);
-            let outside = *f.outside.insert(gap.saturating_sub(f.syn_delay));
             let first = match p.one_way {
                 OneWayEpoch::Bursts => gap,
-                OneWayEpoch::Queue => outside,
+                OneWayEpoch::Queue => *f.outside.insert(gap.saturating_sub(f.syn_delay)),
             };
             sample(f, now, first + self.local_delay, &p);
         }
@@ -373,18 +372,20 @@ impl FlowTracker {
         f.last_packet = Some(now);
     }
 
+    /// Whether `on_departure` is read: one-way timing from the queue (`OneWayEpoch::Queue`).
+    pub fn wants_departures(&self) -> bool {
+        self.params.one_way == OneWayEpoch::Queue
+    }
+
     /// A packet of `key` (its SYN, or new data) left the observer's queue after `sojourn` in it.
     /// With `OneWayEpoch::Queue` (and no ACKs seen), a data packet's RTT sample is the
     /// handshake's loop outside the queue plus that sojourn; the SYN's sojourn is what the
     /// handshake's gap held of this queue.
     pub fn on_departure(&mut self, now: SimTime, key: FlowKey, sojourn: SimTime, syn: bool) {
         let p = self.params;
-        if p.one_way != OneWayEpoch::Queue {
-            return;
-        }
         let Some(f) = self.flows.get_mut(&key) else { return };
         if syn {
-            f.syn_delay = sojourn; // what the SYN itself waited, not the queue's drain time
+            f.syn_delay = sojourn;
         } else if let (false, Some(outside)) = (f.two_way, f.outside) {
             sample(f, now, outside + sojourn, &p);
         }
@@ -681,8 +682,9 @@ mod tests {
         // 30 ms, spread by the queue, spend 50 ms in it: the epoch follows to 150 ms, whatever
         // their spacing.
         let mut t = FlowTracker::new(TrackerParams { one_way: OneWayEpoch::Queue, ..Default::default() });
-        t.local_delay = ms(20);
         t.on_data(ms(0), key(), 0, 0, true);
+        t.on_departure(ms(20), key(), ms(20), true);
+        t.local_delay = ms(20);
         send_new(&mut t, ms(120), 1);
         assert_eq!(t.get(&key()).unwrap().epoch, Some(ms(120)));
         for i in 1..100 {
