@@ -408,7 +408,9 @@ impl Port {
         self.account_queue(now);
         let local_delay = self.observer.is_some().then(|| self.rate().tx_time(self.occupancy_bytes(now)));
         if let (Some(o), Some(delay)) = (&mut self.observer, local_delay) {
-            o.on_arrival(now, delay, pool.get_mut(pkt));
+            let p = pool.get_mut(pkt);
+            p.meta.enqueued_at = now; // whatever the queue: the observer times its sojourn
+            o.on_arrival(now, delay, p);
         }
         if self.stage.is_some() {
             let view = self.view();
@@ -509,6 +511,9 @@ impl Port {
             dropped(p, cause, pool);
         }
         let p = next?;
+        if let Some(o) = &mut self.observer {
+            o.on_departure(now, pool.get(p));
+        }
         let waiting = self.has_waiting();
         self.transmit(now, p, waiting, pool, events, dropped)
     }

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use crate::engine::{Event, EventQueue};
 use crate::host::{Ingress, ShimChain};
 use crate::ids::{ConnId, EpId, HostId, NodeId, PacketId, PortId};
-use crate::mechanisms::taq::{FlowKey, FlowObserver, TrackerParams};
+use crate::mechanisms::taq::{FlowKey, FlowObserver, TaqParams};
 use crate::mptcp::{MptcpConn, Subflow};
 use crate::net::fragment::Reassembler;
 use crate::net::packet::{
@@ -326,7 +326,8 @@ impl Simulation {
             let port = &mut sim.net.ports[port.idx()];
             match port.qdisc_mut() {
                 AnyQdisc::Taq(q) => q.tracker.record_epochs(),
-                _ => port.set_observer(FlowObserver::new(TrackerParams::default())),
+                // A passive copy of a TAQ queue's tracker, with its defaults: all queues classified alike.
+                _ => port.set_observer(FlowObserver::new(TaqParams::default().tracker)),
             }
         }
         sim.net.wire_reverse_observers();

@@ -32,6 +32,19 @@ impl FlowObserver {
         }
     }
 
+    /// The port put a packet it had shown on arrival on the wire: its SYN's or new data's time
+    /// in the queue times the epoch, as in a TAQ queue (`OneWayEpoch::Queue`).
+    pub fn on_departure(&mut self, now: SimTime, p: &Packet) {
+        if !self.tracker.wants_departures() {
+            return;
+        }
+        let Some((key, syn)) = FlowKey::of(p) else { return };
+        let new_data = p.tcp.payload_len > 0 && !p.meta.flags.has(MetaFlags::OBSERVED_RETX);
+        if new_data || syn {
+            self.tracker.on_departure(now, key, now.saturating_sub(p.meta.enqueued_at), syn);
+        }
+    }
+
     /// The port dropped a packet it had shown on arrival.
     pub fn on_drop(&mut self, now: SimTime, p: &Packet) {
         if let Some((key, _)) = FlowKey::of(p)
@@ -52,6 +65,7 @@ impl FlowObserver {
 mod tests {
     use super::*;
     use crate::ids::HostId;
+    use crate::mechanisms::taq::OneWayEpoch;
     use crate::net::packet::{TcpFlags, TcpSegment};
 
     fn segment(seq: u64, len: u32, syn: bool) -> Packet {
@@ -80,6 +94,34 @@ mod tests {
             let key = FlowKey::of(&first).unwrap().0;
             assert_eq!(o.tracker.get(&key).unwrap().epoch, Some(ms(100 + wait)));
         }
+    }
+
+    /// Timed from the queue, a data packet's epoch sample is the handshake's loop outside the
+    /// port plus the packet's own time in its queue, read as it leaves; a retransmission's
+    /// departure is no sample.
+    #[test]
+    fn timed_from_the_queue_a_departure_is_a_sample() {
+        let ms = SimTime::from_ms;
+        let params = TrackerParams { one_way: OneWayEpoch::Queue, epoch_gain: 1.0, ..Default::default() };
+        let mut o = FlowObserver::new(params);
+        let mut syn = segment(0, 0, true);
+        syn.meta.enqueued_at = ms(0);
+        o.on_arrival(ms(0), ms(0), &mut syn);
+        o.on_departure(ms(10), &syn); // 10 ms of the handshake's 100 were spent in this queue
+        let mut first = segment(1, 500, false);
+        o.on_arrival(ms(100), ms(0), &mut first);
+        let key = FlowKey::of(&first).unwrap().0;
+        assert_eq!(o.tracker.get(&key).unwrap().epoch, Some(ms(90)));
+        let mut next = segment(501, 500, false);
+        next.meta.enqueued_at = ms(120);
+        o.on_arrival(ms(120), ms(0), &mut next);
+        o.on_departure(ms(160), &next);
+        assert_eq!(o.tracker.get(&key).unwrap().epoch, Some(ms(130)), "outside 90 + sojourn 40");
+        let mut retx = segment(501, 500, false);
+        retx.meta.enqueued_at = ms(170);
+        o.on_arrival(ms(170), ms(0), &mut retx);
+        o.on_departure(ms(400), &retx);
+        assert_eq!(o.tracker.get(&key).unwrap().epoch, Some(ms(130)), "a retransmission is no sample");
     }
 
     #[test]

@@ -19,8 +19,7 @@
 //!   the loop the handshake timed outside the observer's queue (the SYN-to-first-data gap less
 //!   what the SYN waited in the queue) plus the time each of the flow's packets spent in
 //!   the queue, sampled as it leaves (`on_departure`) — the RTT, wherever this queue is the only
-//!   one whose delay varies. A TAQ queue reports departures; a passive observer does not, and
-//!   keeps to bursts.
+//!   one whose delay varies. A TAQ queue and a passive observer's port report departures.
 //!
 //! Per epoch it counts new packets (sequence above the highest seen), retransmitted packets
 //! (not above it), and the middlebox's drops of each; the previous epoch's counters are kept.
