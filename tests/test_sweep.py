@@ -462,3 +462,47 @@ def test_the_report_renders_in_headless_chromium(tmp_path: Path, base: Path):
     assert all(i["complete"] and i["width"] > 300 and i["height"] > 200 for i in figures)
     assert page.screenshot[:8] == b"\x89PNG\r\n\x1a\n" and len(page.screenshot) > 20_000
     (tmp_path / "report.png").write_bytes(page.screenshot)
+
+
+INCAST = """
+[run]
+duration = "2s"
+[topology]
+kind = "star"
+senders = 8
+access = { rate = "1Gbps", delay = "25us" }
+bottleneck = { rate = "1Gbps", delay = "25us", queue = { kind = "droptail", limit = "64pkts" } }
+[[workload]]
+kind = "incast"
+block = "64KB"
+rounds = 3
+start = "1ms"
+[output]
+fairness_slice = "100ms"
+"""
+
+
+def test_a_summary_counts_an_incast_s_rounds_and_the_time_data_moved():
+    r = routerlab.run(INCAST)
+    s = r.summary
+    # The connections stay open; their transfers (blocks) all complete well before the run ends.
+    assert s["flows_completed"] == 0 and s["transfers"] == 8 * 3 == s["transfers_completed"]
+    assert 0 < s["active_seconds"] < 0.5 * s["sim_seconds"]
+    run_bytes = s["goodput_bps"] * s["sim_seconds"]
+    assert s["active_goodput_bps"] == pytest.approx(run_bytes / s["active_seconds"], rel=1e-9)
+    text = repr(r)
+    assert "24 (24 completed)" in text and "s data moved" in text and "0 completed" not in text
+    # A slice has an index exactly when it had flows, and the mean is over those.
+    f = r.table("fairness")
+    assert (f["jain_index"].isna() == (f["flows"] == 0)).all()
+    assert s["jain_short_mean"] == pytest.approx(f["jain_index"].dropna().mean(), rel=1e-12)
+
+
+def test_a_fairness_slice_before_any_flow_started_has_no_index():
+    jittered = BASE.replace('kind = "bulk"', 'kind = "bulk"\njitter = "50ms"')
+    assert jittered != BASE
+    r = routerlab.run(jittered + '\n[output]\nfairness_slice = "20ms"\n', seed=3)
+    f = r.table("fairness")
+    assert f["flows"].iloc[0] < 4 and f["jain_index"].notna().sum() >= 2
+    assert (f["jain_index"].isna() == (f["flows"] == 0)).all()
+    assert r.summary["jain_short_mean"] == pytest.approx(f["jain_index"].dropna().mean(), rel=1e-12)

@@ -15,12 +15,12 @@ def rate_text(bps: float) -> str:
 
 
 def run_rows(s: dict) -> list[tuple[str, str]]:
-    """A run's outcome (`summary.json`) as (name, value) rows: flows, goodput, Jain's index,
-    drops, retransmissions, timeouts."""
-    rows = [
-        ("flows", f"{s['flows']} ({s['flows_completed']} completed)"),
-        ("goodput", rate_text(s["goodput_bps"])),
-    ]
+    """A run's outcome (`summary.json`) as (name, value) rows: flows and transfers, goodput,
+    Jain's index, drops, retransmissions, timeouts."""
+    rows = [("flows", _flows(s))]
+    if s.get("transfers"):
+        rows.append(("transfers", f"{s['transfers']} ({s['transfers_completed']} completed)"))
+    rows.append(("goodput", _goodput(s)))
     if s.get("jain_index") is not None:
         rows.append(("jain index", f"{s['jain_index']:.3f}"))
     rows += [
@@ -29,6 +29,23 @@ def run_rows(s: dict) -> list[tuple[str, str]]:
         ("timeouts", f"{s['timeouts']}" + _syn_timeouts(s)),
     ]
     return rows
+
+
+def _flows(s: dict) -> str:
+    """Flows, and how many finished, unless they are connections that stay open (incast's)."""
+    n, done = s["flows"], s["flows_completed"]
+    if done == 0 and s.get("transfers"):
+        return f"{n} (connections kept open for their transfers)"
+    return f"{n} ({done} completed)"
+
+
+def _goodput(s: dict) -> str:
+    """Goodput over the run, and over the time data moved if the run idled long after."""
+    text = f"{rate_text(s['goodput_bps'])} over the {s['sim_seconds']:g} s run"
+    active, rate = s.get("active_seconds"), s.get("active_goodput_bps")
+    if rate is not None and active < 0.95 * s["sim_seconds"]:
+        text += f"; {rate_text(rate)} over the {active:.3g} s data moved"
+    return text
 
 
 def _syn_timeouts(s: dict) -> str:

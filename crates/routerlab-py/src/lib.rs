@@ -203,6 +203,10 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
     summary.set_item("jain_index", s.jain_index)?;
     summary.set_item("flows", s.flows)?;
     summary.set_item("flows_completed", s.flows_completed)?;
+    summary.set_item("transfers", s.transfers)?;
+    summary.set_item("transfers_completed", s.transfers_completed)?;
+    summary.set_item("active_seconds", s.active_seconds)?;
+    summary.set_item("active_goodput_bps", s.active_goodput_bps)?;
     summary.set_item("retransmissions", s.retransmissions)?;
     summary.set_item("timeouts", s.timeouts)?;
     summary.set_item("syn_timeouts", s.syn_timeouts)?;

@@ -451,7 +451,12 @@ fairness_slice = "2s"
     assert!(f.flows[1..].iter().all(|&n| n == 40), "all flows active after the first slice");
     // 40 flows on 1 Mbps with a 100 ms RTT: 25 Kbps, about half a packet per RTT each — the
     // sub-packet regime: short-term fairness is poor and some flows are silent for seconds.
-    let mean = f.jain.iter().sum::<f64>() / f.jain.len() as f64;
+    assert!(
+        f.jain.iter().zip(&f.flows).all(|(j, &n)| j.is_some() == (n > 0)),
+        "an index iff the slice had flows"
+    );
+    let present: Vec<f64> = f.jain.iter().flatten().copied().collect();
+    let mean = present.iter().sum::<f64>() / present.len() as f64;
     assert!(mean < 0.9, "{mean}");
     assert_eq!(r.summary.jain_short_mean, Some(mean));
     let longest = r.flows.iter().map(|x| x.max_silence_s).fold(0.0, f64::max);

@@ -67,7 +67,8 @@ pub struct QueueSeries {
 pub struct FairnessSeries {
     pub start_s: Vec<f64>,
     pub end_s: Vec<f64>,
-    pub jain: Vec<f64>,
+    /// None for a slice without flows.
+    pub jain: Vec<Option<f64>>,
     pub flows: Vec<u32>,
     /// Flows that delivered nothing in the slice.
     pub silent_flows: Vec<u32>,

@@ -23,10 +23,13 @@
 //!   original of one — reordering mistaken for loss, or a timeout that fired too early).
 //! - summary `goodput_bps`: all delivered payload × 8 / simulated time; `drops`: packets lost
 //!   to queues, link losses, failed links and missing routes (CP cuts excluded: the header
-//!   arrives); `jain_index`: Jain's index of `goodput_bps` over the TCP flows that started.
+//!   arrives); `jain_index`: Jain's index of `goodput_bps` over the TCP flows that started
+//!   (missing if none did); `jain_short_mean`: the mean of the fairness slices' indices, over
+//!   the slices that had flows (a slice before any flow started has no index).
 
 use super::measure::{FairnessSeries, LatencySeries, QueueSeries};
 use super::{Carrier, Simulation};
+use crate::units::SimTime;
 use std::collections::HashMap;
 
 use crate::mechanisms::taq::{EpochLog, FlowKey};
@@ -102,9 +105,17 @@ pub struct Summary {
     pub packet_hops: u64,
     pub goodput_bps: f64,
     pub drops: u64,
-    pub jain_index: f64,
+    pub jain_index: Option<f64>,
     pub flows: u64,
     pub flows_completed: u64,
+    /// Application transfers (incast blocks, web objects, on-off bursts, sized flows).
+    pub transfers: u64,
+    pub transfers_completed: u64,
+    /// From the first connection's start to the last new data delivered: the time the
+    /// workload was moving data (a run may idle long after its last round).
+    pub active_seconds: f64,
+    /// All delivered payload × 8 / `active_seconds`; none if nothing was delivered.
+    pub active_goodput_bps: Option<f64>,
     pub retransmissions: u64,
     pub timeouts: u64,
     pub syn_timeouts: u64,
@@ -165,12 +176,33 @@ pub struct Results {
     pub stages: Option<StageRows>,
 }
 
-/// Jain's fairness index, (Σx)² / (n·Σx²); 1 for an empty or all-zero set.
-pub fn jain_index(xs: &[f64]) -> f64 {
+/// Jain's fairness index, (Σx)² / (n·Σx²): 1 for equal shares, all-zero ones included; none
+/// for an empty set, which has no shares to compare.
+pub fn jain_index(xs: &[f64]) -> Option<f64> {
     let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();
     let sq: f64 = xs.iter().map(|x| x * x).sum();
-    if xs.is_empty() || sq == 0.0 { 1.0 } else { sum * sum / (n * sq) }
+    match (xs.is_empty(), sq == 0.0) {
+        (true, _) => None,
+        (false, true) => Some(1.0),
+        (false, false) => Some(sum * sum / (n * sq)),
+    }
+}
+
+/// From the first connection's start to the last new data any receiver got (zero if none did).
+fn active_span(sim: &Simulation) -> SimTime {
+    let first = sim.conns.iter().filter_map(|c| c.started).min();
+    let last = sim.conns.iter().filter(|c| c.delivered > 0).map(|c| c.last_progress).max();
+    match (first, last) {
+        (Some(first), Some(last)) => last.saturating_sub(first),
+        _ => SimTime::ZERO,
+    }
+}
+
+/// The mean of the indices there are, if any.
+fn mean_of_present(xs: &[Option<f64>]) -> Option<f64> {
+    let present: Vec<f64> = xs.iter().flatten().copied().collect();
+    (!present.is_empty()).then(|| present.iter().sum::<f64>() / present.len() as f64)
 }
 
 pub(super) fn collect(sim: &Simulation) -> Results {
@@ -307,6 +339,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             }
         })
         .collect();
+    let active = active_span(sim);
     let m = &sim.measure;
     let fairness = (!m.fairness_series.start_s.is_empty()).then(|| m.fairness_series.clone());
     let summary = Summary {
@@ -318,10 +351,15 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         jain_index: jain_index(&tcp_goodputs),
         flows: sim.conns.len() as u64,
         flows_completed: sim.conns.iter().filter(|c| c.finished.is_some()).count() as u64,
+        transfers: sim.transfers.len() as u64,
+        transfers_completed: sim.transfers.iter().filter(|t| t.end.is_some()).count() as u64,
+        active_seconds: active.as_secs_f64(),
+        active_goodput_bps: (delivered_total > 0 && active > SimTime::ZERO)
+            .then(|| delivered_total as f64 * 8.0 / active.as_secs_f64()),
         retransmissions: retx_total,
         timeouts: to_total,
         syn_timeouts: syn_to_total,
-        jain_short_mean: fairness.as_ref().map(|f| f.jain.iter().sum::<f64>() / f.jain.len() as f64),
+        jain_short_mean: fairness.as_ref().and_then(|f| mean_of_present(&f.jain)),
     };
     let queue_delay: QueueDelayRows = m
         .queue_delays()
@@ -405,8 +443,16 @@ mod tests {
 
     #[test]
     fn jain_index_bounds() {
-        assert!((jain_index(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
-        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
-        assert_eq!(jain_index(&[]), 1.0);
+        assert!((jain_index(&[1.0, 1.0, 1.0]).unwrap() - 1.0).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
+        assert_eq!(jain_index(&[0.0, 0.0]), Some(1.0), "all equal, at zero");
+        assert_eq!(jain_index(&[]), None, "no flows: no index");
+    }
+
+    /// A slice without flows (before any started) has no index and does not pull the mean.
+    #[test]
+    fn the_short_term_mean_skips_slices_without_flows() {
+        assert_eq!(super::mean_of_present(&[None, Some(0.5), Some(0.7)]), Some(0.6));
+        assert_eq!(super::mean_of_present(&[None, None]), None);
     }
 }
