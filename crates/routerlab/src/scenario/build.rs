@@ -522,6 +522,12 @@ fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 };
             }
             params.predict_next_state = t.predict_next_state.unwrap_or(params.predict_next_state);
+            if let Some(m) = t.fair_share_margin {
+                if !(m.is_finite() && m >= 0.0) {
+                    p.at(format!("{path}.fair_share_margin"), format!("{m} is not a margin ≥ 0"));
+                }
+                params.fair_share_margin = m;
+            }
             params.predict_dupthresh = t.predict_dupthresh.unwrap_or(params.predict_dupthresh);
             if let Some(a) = &t.admission {
                 let mut ap = AdmissionParams::default();

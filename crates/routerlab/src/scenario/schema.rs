@@ -407,6 +407,9 @@ pub struct TaqQueue {
     /// Choose the packet to drop by §4.1's prediction of the drop's effect on its flow.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predict_next_state: Option<bool>,
+    /// How far above the fair share a flow's rate must be to class it above it (a fraction).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fair_share_margin: Option<f64>,
     /// The duplicate-ACK threshold that prediction assumes of the senders.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predict_dupthresh: Option<u32>,

@@ -125,6 +125,10 @@ pub struct TaqParams {
     pub predict_dupthresh: u32,
     /// How often the fair share (active flows) is recomputed: 10 ms (ours).
     pub fair_share_refresh: SimTime,
+    /// A flow is above its fair share when its rate is at least (1 + this) × the share: 0, the
+    /// paper's "above the fair share" (§4.2). A margin keeps flows near the share in level 2
+    /// (experiment taq-fairness, arm `taq-margin`).
+    pub fair_share_margin: f64,
     /// The flow tracker's constants; one-way tracking times epochs from the handshake and each
     /// packet's time in this queue (`OneWayEpoch::Queue`), not from bursts, which TAQ's own
     /// scheduling blurs (experiment taq-epochs).
@@ -154,6 +158,7 @@ impl Default for TaqParams {
             predict_next_state: false,
             predict_dupthresh: 3,
             fair_share_refresh: SimTime::from_ms(10),
+            fair_share_margin: 0.0,
             tracker: TrackerParams { one_way: OneWayEpoch::Queue, ..TrackerParams::default() },
             admission: None,
             two_way: false,
@@ -270,7 +275,8 @@ impl TaqQueue {
         let over_penalized = f.current.drops + f.previous.drops > self.p.overpenalized_drops;
         if over_penalized && self.p.overpenalized_first {
             (TaqClass::OverPenalized, 0)
-        } else if f.rate_bps(now, &self.p.tracker) >= self.fair_share_bps() {
+        } else if f.rate_bps(now, &self.p.tracker) >= self.fair_share_bps() * (1.0 + self.p.fair_share_margin)
+        {
             (TaqClass::AboveFairShare, 0)
         } else if over_penalized {
             (TaqClass::OverPenalized, 0)
@@ -858,6 +864,35 @@ mod tests {
         };
         assert_eq!(class_of_next(true), TaqClass::OverPenalized);
         assert_eq!(class_of_next(false), TaqClass::AboveFairShare);
+    }
+
+    /// With a fair-share margin a flow just above its share stays in level 2 (BelowFairShare);
+    /// without one it goes to level 3 (AboveFairShare), as §4.2 says.
+    #[test]
+    fn a_fair_share_margin_keeps_a_flow_near_its_share_in_level_2() {
+        let class_of_next = |margin: f64| {
+            let mut b = Bench::new(TaqParams { fair_share_margin: margin, ..Default::default() });
+            b.open(1);
+            b.open(2);
+            let mut seq = 1 + MSS as u64;
+            for _ in 0..30 {
+                b.offer(ms(110), 1, seq, MSS);
+                seq += MSS as u64;
+            }
+            // One loss: out of slow start's NewFlow, not over-penalized.
+            b.q.tracker.on_drop(ms(110), key(1), 1 + MSS as u64, MSS, false);
+            let excess =
+                b.q.tracker.get(&key(1)).unwrap().rate_bps(ms(120), &b.q.p.tracker) / b.q.fair_share_bps();
+            let before = b.q.class_enqueued;
+            b.offer(ms(120), 1, seq, MSS);
+            let after = b.q.class_enqueued;
+            let class = TaqClass::ALL.into_iter().find(|&c| after[c as usize] > before[c as usize]);
+            (class.unwrap(), excess)
+        };
+        let (class, excess) = class_of_next(0.0);
+        assert!(excess > 1.0, "flow 1 sends above its share ({excess}×)");
+        assert_eq!(class, TaqClass::AboveFairShare);
+        assert_eq!(class_of_next(excess).0, TaqClass::BelowFairShare, "within (1 + {excess})× the share");
     }
 
     /// §4.2's NewQueue capacity: with room for two connections, a third's SYN is dropped
