@@ -49,13 +49,13 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         "utilization_taq_min": mean_ci(
             min(at("utilization", "taq", s, n) for n in ns) for s in seeds
         ),
-        "jain20_sfq_red_vs_droptail_at_min_share": mean_ci(
-            max(
-                abs(at("jain20", q, s, ns[-1]) - at("jain20", "droptail", s, ns[-1]))
-                for q in ("sfq", "red")
+        **{
+            f"jain20_{q.replace('-', '_')}_vs_droptail_at_min_share": mean_ci(
+                abs(at("jain20", q, s, ns[-1]) - at("jain20", "droptail", s, ns[-1])) for s in seeds
             )
-            for s in seeds
-        ),
+            for q in ("sfq", "red", "sfq-ns2")
+            if q in queues
+        },
     }
 
     rows = defaultdict(list)

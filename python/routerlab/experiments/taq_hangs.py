@@ -16,12 +16,15 @@ from .stats import mean_ci
 THRESHOLDS_S = (20, 60)
 
 
-def longest_hangs(run: Run, users: int) -> np.ndarray:
-    """Each user's longest hang, seconds (flow i belongs to user i mod `users`)."""
+def longest_hangs(run: Run, users: int, until_s: float | None = None) -> np.ndarray:
+    """Each user's longest hang, seconds (flow i belongs to user i mod `users`), in the whole
+    run or in its first `until_s` seconds."""
     ts = run.tables["timeseries"]
     t = np.asarray(ts.column("t_s"))
-    flow = np.asarray(ts.column("flow_id"))
-    got = np.asarray(ts.column("delivered_bps")) > 0
+    keep = t <= until_s if until_s is not None else np.ones(len(t), dtype=bool)
+    t = t[keep]
+    flow = np.asarray(ts.column("flow_id"))[keep]
+    got = np.asarray(ts.column("delivered_bps"))[keep] > 0
     times = np.unique(t)
     step = times[1] - times[0] if len(times) > 1 else 1.0
     index = np.searchsorted(times, t)
@@ -38,8 +41,11 @@ def longest_hangs(run: Run, users: int) -> np.ndarray:
 
 
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
-    # share[(queue, users, threshold)][seed]; hangs[(queue, users)] pooled for the figure
+    # share[(queue, users, threshold)][seed]; hangs[(queue, users)] pooled for the figure;
+    # early[(queue, users)][seed]: the share over 60 s in the runs' first `early_s` seconds
+    early_s = float(exp["constants"]["early_s"])
     share: dict[tuple, dict[int, float]] = defaultdict(dict)
+    early: dict[tuple, dict[int, float]] = defaultdict(dict)
     pooled: dict[tuple, list[np.ndarray]] = defaultdict(list)
     for r in runs:
         q, u = r.params["queue"], r.params["users"]
@@ -47,6 +53,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         pooled[q, u].append(h)
         for th in THRESHOLDS_S:
             share[q, u, th][r.seed] = float((h > th).mean())
+        early[q, u][r.seed] = float((longest_hangs(r, u, early_s) > 60).mean())
     seeds = sorted(next(iter(share.values())))
 
     def at(q, u, th):
@@ -55,6 +62,11 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     quantities = {
         "share_hang_over_20s_droptail_200": mean_ci(at("droptail", 200, 20)),
         "share_hang_over_60s_droptail_400": mean_ci(at("droptail", 400, 60)),
+        # How the share over a minute grows from the runs' first `early_s` seconds to all of them.
+        "share_hang_over_60s_droptail_400_growth": mean_ci(
+            a - early["droptail", 400][s]
+            for a, s in zip(at("droptail", 400, 60), seeds, strict=True)
+        ),
         "share_hang_over_20s_taq_minus_droptail_200": mean_ci(
             a - b for a, b in zip(at("taq", 200, 20), at("droptail", 200, 20), strict=True)
         ),
@@ -67,6 +79,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         for th in THRESHOLDS_S:
             e = mean_ci(at(q, u, th))
             e.append_to(rows, f"share_hang_over_{th}s")
+        mean_ci(early[q, u][s] for s in seeds).append_to(rows, "share_hang_over_60s_early")
         rows["median_longest_hang_s"].append(float(np.median(np.concatenate(pooled[q, u]))))
         rows["seeds"].append(len(seeds))
 

@@ -117,9 +117,8 @@ pub struct TaqParams {
     /// Choose which packet of the lowest class to drop by §4.1's prediction of the drop's
     /// effect on its flow's next state (`FlowRecord::outcome_of_a_drop`): the packet whose loss
     /// harms its flow least, the latest of those. Off (the default): the class's tail. Our
-    /// reading — §4.1 gives the idea, §4.2's classes its use — and it can cost fairness in the
-    /// small packet regime (experiment taq-fairness, arm `taq-predict`): the few flows with
-    /// windows large enough for a fast retransmit take every drop.
+    /// reading — §4.1 gives the idea, §4.2's classes its use — and it costs a little fairness
+    /// in the small packet regime (experiment taq-fairness, arm `taq-predict`).
     pub predict_next_state: bool,
     /// The duplicate-ACK threshold the prediction assumes of the senders (RFC 5681: 3).
     pub predict_dupthresh: u32,
