@@ -660,6 +660,28 @@ mod tests {
             let pkt = self.q.dequeue(at, &mut self.pool, &mut self.drops)?;
             Some(self.pool.get(pkt).ip.src.0)
         }
+        /// Flows 1 and 2 open; flow 1 then sends 30 segments at 110 ms (far above half of
+        /// 1 Mbps in its epoch) and loses the first `drops` of them. Returns its next sequence.
+        fn flow_1_above_its_share(&mut self, drops: u64) -> u64 {
+            self.open(1);
+            self.open(2);
+            let mut seq = 1 + MSS as u64;
+            for _ in 0..30 {
+                self.offer(ms(110), 1, seq, MSS);
+                seq += MSS as u64;
+            }
+            for i in 0..drops {
+                self.q.tracker.on_drop(ms(110), key(1), 1 + MSS as u64 * (1 + i), MSS, false);
+            }
+            seq
+        }
+        /// The class a segment of flow 1 at `seq`, offered at 120 ms, goes to.
+        fn class_of_flow_1(&mut self, seq: u64) -> TaqClass {
+            let before = self.q.class_enqueued;
+            self.offer(ms(120), 1, seq, MSS);
+            let after = self.q.class_enqueued;
+            TaqClass::ALL.into_iter().find(|&c| after[c as usize] > before[c as usize]).unwrap()
+        }
     }
 
     #[test]
@@ -845,21 +867,8 @@ mod tests {
     fn a_flow_dropped_more_than_twice_is_over_penalized_even_above_its_share() {
         let class_of_next = |first: bool| {
             let mut b = Bench::new(TaqParams { overpenalized_first: first, ..Default::default() });
-            b.open(1);
-            b.open(2);
-            // Flow 1 sends far above half of 1 Mbps in this epoch, and loses three segments.
-            let mut seq = 1 + MSS as u64;
-            for _ in 0..30 {
-                b.offer(ms(110), 1, seq, MSS);
-                seq += MSS as u64;
-            }
-            for i in 0..3 {
-                b.q.tracker.on_drop(ms(110), key(1), 1 + MSS as u64 * (1 + i), MSS, false);
-            }
-            let before = b.q.class_enqueued;
-            b.offer(ms(120), 1, seq, MSS);
-            let after = b.q.class_enqueued;
-            TaqClass::ALL.into_iter().find(|&c| after[c as usize] > before[c as usize]).unwrap()
+            let seq = b.flow_1_above_its_share(3);
+            b.class_of_flow_1(seq)
         };
         assert_eq!(class_of_next(true), TaqClass::OverPenalized);
         assert_eq!(class_of_next(false), TaqClass::AboveFairShare);
@@ -871,22 +880,10 @@ mod tests {
     fn a_fair_share_margin_keeps_a_flow_near_its_share_in_level_2() {
         let class_of_next = |margin: f64| {
             let mut b = Bench::new(TaqParams { fair_share_margin: margin, ..Default::default() });
-            b.open(1);
-            b.open(2);
-            let mut seq = 1 + MSS as u64;
-            for _ in 0..30 {
-                b.offer(ms(110), 1, seq, MSS);
-                seq += MSS as u64;
-            }
-            // One loss: out of slow start's NewFlow, not over-penalized.
-            b.q.tracker.on_drop(ms(110), key(1), 1 + MSS as u64, MSS, false);
+            let seq = b.flow_1_above_its_share(1); // one loss: not NewFlow, not over-penalized
             let excess =
                 b.q.tracker.get(&key(1)).unwrap().rate_bps(ms(120), &b.q.p.tracker) / b.q.fair_share_bps();
-            let before = b.q.class_enqueued;
-            b.offer(ms(120), 1, seq, MSS);
-            let after = b.q.class_enqueued;
-            let class = TaqClass::ALL.into_iter().find(|&c| after[c as usize] > before[c as usize]);
-            (class.unwrap(), excess)
+            (b.class_of_flow_1(seq), excess)
         };
         let (class, excess) = class_of_next(0.0);
         assert!(excess > 1.0, "flow 1 sends above its share ({excess}×)");
