@@ -506,3 +506,67 @@ def test_a_fairness_slice_before_any_flow_started_has_no_index():
     assert f["flows"].iloc[0] < 4 and f["jain_index"].notna().sum() >= 2
     assert (f["jain_index"].isna() == (f["flows"] == 0)).all()
     assert r.summary["jain_short_mean"] == pytest.approx(f["jain_index"].dropna().mean(), rel=1e-12)
+
+
+# --- the README's Python snippet, as users run it ------------------------------------------
+
+
+def readme_snippet(out: Path) -> str:
+    """The README's Python block as a user would paste it, writing its campaign to `out`."""
+    text = (ROOT / "README.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    assert 'out="results/sweeps/mine"' in code and "routerlab.sweep(" in code
+    return code.replace('out="results/sweeps/mine"', f"out={str(out)!r}") + (
+        "\nprint('rows', len(c.table()))\n"
+    )
+
+
+def test_the_readme_snippet_runs_as_a_script_without_a_main_guard(tmp_path: Path):
+    script = tmp_path / "snippet.py"
+    script.write_text(readme_snippet(tmp_path / "mine"))
+    r = subprocess.run(
+        [sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0 and "rows 10" in r.stdout, r.stderr[-2000:]
+
+
+def test_the_readme_snippet_runs_from_stdin(tmp_path: Path):
+    r = subprocess.run(
+        [sys.executable, "-"],
+        input=readme_snippet(tmp_path / "mine"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0 and "rows 10" in r.stdout, r.stderr[-2000:]
+
+
+def test_the_readme_snippet_runs_in_a_jupyter_kernel(tmp_path: Path):
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(readme_snippet(tmp_path / "mine"))]
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": ROOT}}
+    ).execute()
+    printed = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.output_type == "stream")
+    assert "rows 10" in printed, nb.cells[0].outputs
+
+
+def test_workers_that_cannot_start_stop_the_pool_instead_of_being_replaced(tmp_path: Path):
+    # A function the workers cannot import (its module exists only in this process): every
+    # worker dies while starting.
+    import types
+
+    from routerlab.sweeps.pool import MAX_STARTUP_DEATHS, PoolError, run_pool
+
+    ghost = types.ModuleType("ghost_module_of_this_test")
+    exec("def square(batch):\n    return [x * x for x in batch]\n", ghost.__dict__)
+    sys.modules[ghost.__name__] = ghost
+    try:
+        with pytest.raises(PoolError, match=f"{MAX_STARTUP_DEATHS} worker processes in a row"):
+            list(run_pool(ghost.square, backends.batches([1, 2, 3], 1), jobs=2))
+    finally:
+        del sys.modules[ghost.__name__]
