@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -570,3 +571,35 @@ def test_workers_that_cannot_start_stop_the_pool_instead_of_being_replaced(tmp_p
             list(run_pool(ghost.square, backends.batches([1, 2, 3], 1), jobs=2))
     finally:
         del sys.modules[ghost.__name__]
+
+
+def test_figures_and_tables_say_names_units_intervals_and_log_scales(tmp_path: Path, base: Path):
+    from routerlab.experiments.plots import errorbar, figure
+    from routerlab.experiments.stats import mean_ci
+    from routerlab.quantities import number, quantity
+
+    assert quantity("goodput_bps").title() == "goodput (Mbps)" and quantity("fct_s").unit == "s"
+    assert [number(v) for v in (1.521e6, 1521000, 0.012345, 2.5e-6)] == [
+        "1,521,000",
+        "1,521,000",
+        "0.01235",
+        "2.5e-06",
+    ]
+
+    def draw(ax):
+        errorbar(ax, [1, 10, 100], [mean_ci([1.0, 2.0])] * 3, label="a")
+        ax.set_xscale("log")
+        ax.set_xlabel("flows")
+
+    figure(draw, "f", "a title")(tmp_path)
+    svg = (tmp_path / "f.svg").read_text()
+    assert "flows (log scale)" in svg and "95 % confidence intervals" in svg
+    # A sweep's figure and report: words and units, no exponent notation in the tables.
+    plot = '[[plot]]\nx = "topology.bottleneck.queue.limit"\ny = "goodput_bps"\nlog_y = true\n'
+    out = tmp_path / "out"
+    cli("sweep", str(sweep_file(tmp_path, base, tail=plot)), "--out", str(out), check=True)
+    svg = next((out / "figures").glob("*.svg")).read_text()
+    assert "goodput (Mbps) (log scale)" in svg and "95 % confidence intervals" in svg
+    page = (out / "report.html").read_text()
+    text = re.sub(r"base64,[A-Za-z0-9+/=]+", "", page)  # an image's base64 may hold any text
+    assert "<th>goodput (Mbps)</th>" in text and "e+0" not in text

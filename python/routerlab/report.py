@@ -18,6 +18,11 @@ import pyarrow.parquet as pq
 
 from .experiments.verdict import ours_text, paper_text
 from .output import write_text_atomic
+from .quantities import KNOWN, number, quantity
+
+#: Columns shown in words and units; so is any numeric column ending in one of the suffixes.
+RESULT_COLUMNS = set(KNOWN)
+_UNIT_SUFFIXES = ("_bps", "_s", "_ms", "_bytes")
 
 #: Rows of a table shown before the rest is left to the Parquet file.
 MAX_ROWS = 200
@@ -54,12 +59,36 @@ def _e(text) -> str:
 
 
 def _table(df: pd.DataFrame, rows: int = MAX_ROWS) -> str:
+    """`df` as HTML: result columns named in words with their units, numbers without exponents."""
     more = ""
     if len(df) > rows:
         more = f"<p>First {rows} of {len(df)} rows.</p>"
         df = df.head(rows)
-    body = df.to_html(index=False, border=0, na_rep="", float_format=lambda v: f"{v:.6g}")
+    df = _in_units(df)
+    body = df.to_html(index=False, border=0, na_rep="", formatters=_formatters(df))
     return f'<div class="wrap">{body}</div>{more}'
+
+
+def _in_units(df: pd.DataFrame) -> pd.DataFrame:
+    """Numeric result columns scaled to their units and titled `name (unit)`."""
+    out = {}
+    for col in df.columns:
+        values = df[col]
+        if col in RESULT_COLUMNS or (
+            pd.api.types.is_numeric_dtype(values) and col.endswith(_UNIT_SUFFIXES)
+        ):
+            q = quantity(col)
+            if pd.api.types.is_numeric_dtype(values):
+                values = values * q.scale if q.scale != 1 else values
+            out[q.title()] = values
+        else:
+            out[col] = values
+    return pd.DataFrame(out)
+
+
+def _formatters(df: pd.DataFrame) -> dict:
+    """Fractional numbers without exponents; whole ones (seeds, counts) as they are."""
+    return {c: number for c in df.columns if pd.api.types.is_float_dtype(df[c])}
 
 
 def _figures(directory: Path) -> str:
@@ -120,8 +149,11 @@ def _estimates(stats: pd.DataFrame) -> pd.DataFrame:
         if lo not in stats.columns:
             out[col] = stats[col]
             continue
-        out[col] = [
-            f"{m:.4g}" if pd.isna(a) or a == b else f"{m:.4g} [{a:.4g}, {b:.4g}]"
+        q = quantity(col)
+        out[q.title()] = [
+            number(m * q.scale)
+            if pd.isna(a) or a == b
+            else f"{number(m * q.scale)} [{number(a * q.scale)}, {number(b * q.scale)}]"
             for m, a, b in zip(stats[col], stats[lo], stats[hi], strict=True)
         ]
     return pd.DataFrame(out)

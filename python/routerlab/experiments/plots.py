@@ -23,6 +23,8 @@ STYLE = {
     "axes.spines.right": False,
     "legend.frameon": False,
     "svg.hashsalt": SVG_HASH_SALT,
+    # Text stays text in SVG (searchable, editable), not outlines.
+    "svg.fonttype": "none",
 }
 
 
@@ -45,13 +47,37 @@ def figure(
                 fig, axes = plt.subplots(1, ncols, sharey=sharey, figsize=size)
                 draw(list(axes))
                 fig.suptitle(title, fontsize=10)
-            fig.tight_layout()
+            for ax in fig.axes:
+                say_log_scales(ax)
+            if any(getattr(ax, ERRORBARS, False) for ax in fig.axes):
+                fig.text(0.99, 0.005, CI_NOTE, ha="right", va="bottom", fontsize=7, color="0.35")
+                fig.tight_layout(rect=(0, 0.03, 1, 1))
+            else:
+                fig.tight_layout()
             fig.savefig(directory / f"{name}.png", metadata={"Software": None})
             fig.savefig(directory / f"{name}.svg", metadata={"Date": None, "Creator": None})
             plt.close(fig)
         return [f"{name}.png", f"{name}.svg"]
 
     return write
+
+
+#: Said under every figure with error bars.
+CI_NOTE = "error bars: 95 % confidence intervals of the mean"
+
+#: Set on an axes that `errorbar` drew on.
+ERRORBARS = "_routerlab_errorbars"
+
+
+def say_log_scales(ax: plt.Axes) -> None:
+    """Append "(log scale)" to the label of each axis drawn on one, unless it says so."""
+    for axis, label, setter in (
+        (ax.xaxis, ax.get_xlabel(), ax.set_xlabel),
+        (ax.yaxis, ax.get_ylabel(), ax.set_ylabel),
+    ):
+        scale = axis.get_scale()
+        if scale in ("log", "symlog") and label and "log" not in label:
+            setter(f"{label} ({'log' if scale == 'log' else 'symmetric log'} scale)")
 
 
 def yerr(estimates) -> list[list[float]]:
@@ -63,6 +89,7 @@ def yerr(estimates) -> list[list[float]]:
 
 
 def errorbar(ax: plt.Axes, x, estimates, label: str, **kw) -> None:
-    """Means with their 95 % intervals as error bars."""
+    """Means with their 95 % intervals as error bars (the figure says so underneath)."""
+    setattr(ax, ERRORBARS, True)
     y = [e.mean for e in estimates]
     ax.errorbar(x, y, yerr=yerr(estimates), label=label, capsize=3, marker="o", markersize=4, **kw)

@@ -14,6 +14,7 @@ import sys
 from ..experiments.plots import errorbar, figure
 from ..experiments.stats import mean_ci
 from ..output import AtomicDir
+from ..quantities import quantity
 
 #: Results drawn when the sweep names none.
 DEFAULT_METRICS = ("goodput_bps", "jain_index", "drops", "timeouts")
@@ -60,12 +61,15 @@ def draw(campaign) -> list[str]:
 
 def _writer(spec: dict, rows: list[dict], order: dict):
     x, y = spec["x"], spec["y"]
+    qy = quantity(y)
     hue = spec.get("hue") or []
     hue = [hue] if isinstance(hue, str) else list(hue)
     series: dict[str, dict] = {}
     for r in rows:
+        if r[y] is None:  # e.g. no Jain's index in a run without flows
+            continue
         name = ", ".join(f"{h}={r[h]}" for h in hue)
-        series.setdefault(name, {}).setdefault(r[x], []).append(r[y])
+        series.setdefault(name, {}).setdefault(r[x], []).append(r[y] * qy.scale)
     xs = [v for v in order[x] if any(v in s for s in series.values())]
     numeric = _numeric(xs)
 
@@ -77,10 +81,12 @@ def _writer(spec: dict, rows: list[dict], order: dict):
         if not numeric:
             ax.set_xticks(range(len(xs)), [str(v) for v in xs], rotation=20 if len(xs) > 4 else 0)
         ax.set_xlabel(x)
-        ax.set_ylabel(y)
+        ax.set_ylabel(qy.title())
+        if spec.get("log_y"):
+            ax.set_yscale("log")
         if hue:
             ax.legend(fontsize=8)
 
     name = _slug(f"{y}-vs-{x}" + (f"-by-{'-'.join(hue)}" if hue else ""))
-    title = spec.get("title") or f"{y} against {x} (mean, 95 % CI)"
+    title = spec.get("title") or f"{qy.label} against {x}: mean over replicates"
     return figure(plot, name, title)

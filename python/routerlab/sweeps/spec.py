@@ -30,7 +30,7 @@ RUN_COLUMNS = ("run", "config", "replicate", "seed", "spec_hash")
 #: Keys of a SWEEP.toml file, and of its [sweep] table.
 FILE_KEYS = {"sweep", "base", "grid", "axes", "plot"}
 SWEEP_KEYS = {"name", "description", "base", "seeds", "seed", "timeout", "batch"}
-PLOT_KEYS = {"x", "y", "hue", "title"}
+PLOT_KEYS = {"x", "y", "hue", "title", "log_y"}
 
 
 class SweepError(Exception):
@@ -240,6 +240,8 @@ def check_plots(plots: list, axes: list[Axis]) -> list[dict]:
         for key in ("x", "hue"):
             if key in p and p[key] not in names:
                 raise SweepError(f"{where}.{key}: {p[key]!r} is not an axis ({sorted(names)})")
+        if "log_y" in p and not isinstance(p["log_y"], bool):
+            raise SweepError(f"{where}.log_y: expected true or false")
     return plots
 
 
