@@ -625,3 +625,37 @@ def test_a_file_given_to_the_wrong_command_is_named_for_what_it_is(verb, path, s
     assert says in p.stderr
     assert "unknown key" not in p.stderr
     assert not (tmp_path / "out").exists()
+
+
+# --- routerlab plot ------------------------------------------------------------------------
+
+
+def test_plot_draws_a_run_and_says_what_it_did_not_record(scenario: Path, tmp_path: Path):
+    bare, full = tmp_path / "bare", tmp_path / "full"
+    routerlab("run", str(scenario), "--out", str(bare), "-q", check=True)
+    recorded = tmp_path / "recorded.toml"
+    recorded.write_text(SMALL + '\n[output]\ntimeseries = "10ms"\nqueues = "10ms"\n')
+    routerlab("run", str(recorded), "--out", str(full), "-q", check=True)
+    for out in (bare, full):
+        p = routerlab("plot", str(out), check=True)
+        assert p.stdout.split() == [str(out / "figures" / f"run.{x}") for x in ("png", "svg")]
+    bare_svg = (bare / "figures" / "run.svg").read_text()
+    assert 'timeseries = "10ms"' in bare_svg and 'queues = "1ms"' in bare_svg
+    full_svg = (full / "figures" / "run.svg").read_text()
+    assert "not recorded" not in full_svg and "congestion window over time" in full_svg
+    # The mice complete: their completion times are drawn, in both.
+    assert "6 of 6 transfers completed" in bare_svg
+    routerlab("plot", str(full), "-q", check=True)  # drawn again: the same bytes
+    assert (full / "figures" / "run.svg").read_text() == full_svg
+
+
+def test_plot_refuses_a_directory_that_is_not_a_run(tmp_path: Path):
+    p = routerlab("plot", str(tmp_path))
+    assert p.returncode == 2 and "not a run's result directory" in p.stderr
+
+
+def test_a_result_plots_itself_for_a_notebook(scenario: Path):
+    import routerlab as rl
+
+    fig = rl.run(scenario).plot()
+    assert len(fig.axes) == 6 and "goodput per flow" in fig.axes[0].get_title()

@@ -97,6 +97,15 @@ class Result:
     def _repr_html_(self) -> str:
         return display.html("routerlab.Result", self._summary_rows())
 
+    def plot(self):
+        """The run at a glance (a matplotlib Figure, which a notebook shows): per-flow
+        goodput, windows and RTTs over time, queue lengths, completion times, the summary;
+        a panel the run did not record says which ``[output]`` setting records it."""
+        from .runplot import TABLES, overview
+
+        tables = {name: frame_pandas(self, name) for name in TABLES}
+        return overview(self.summary, tables, f"run (seed {self.summary.get('seed')})")
+
     def table(self, name: str):
         """Any result table by name: flows, links, transfers, or one of the optional tables
         (queues, timeseries, fairness, latency, queue_delay, flow_epochs, stages); an
@@ -110,6 +119,11 @@ class Result:
         if t is None:
             t = OPTIONAL_TABLES[name].empty_table()
         return frame(t, self.polars)
+
+
+def frame_pandas(result: Result, name: str):
+    """`result`'s table `name` as pandas, whatever the result was asked to give."""
+    return Result(result.raw, polars=False).table(name)
 
 
 def run(

@@ -41,6 +41,7 @@ EPILOG = """\
 examples:
   routerlab run examples/dumbbell.toml            simulate, write results/dumbbell/
   routerlab run examples/dumbbell.toml --seed 7 --out /tmp/d7
+  routerlab plot results/dumbbell                 draw that run: results/dumbbell/figures/
   routerlab validate examples/*.toml              check scenarios without running them
   routerlab reproduce --list                      the paper reproductions
   routerlab reproduce base-incast --quick         one reproduction, small and fast
@@ -290,6 +291,19 @@ def cmd_report(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     if not args.quiet:
         print(path)
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from .runplot import RunPlotError, plot_dir
+
+    try:
+        paths = plot_dir(Path(args.directory))
+    except RunPlotError as e:
+        print(f"routerlab: {e}", file=sys.stderr)
+        return EXIT_INVALID
+    if not args.quiet:
+        print("\n".join(str(p) for p in paths))
     return 0
 
 
@@ -605,6 +619,19 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("directory", metavar="DIR")
     rp.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     rp.set_defaults(func=cmd_report)
+
+    pl = sub.add_parser(
+        "plot",
+        help="draw one run's results: goodput, windows, RTTs, queues, completion times",
+        description="Draw the run whose results are in DIR (routerlab run) into "
+        "DIR/figures/run.png and run.svg: per-flow goodput, congestion windows and smoothed "
+        "RTTs over time, queue lengths over time, the CDF of completion times, and the summary. "
+        "A panel whose data the run did not record says which [output] setting records it "
+        '(timeseries = "10ms", queues = "1ms").',
+    )
+    pl.add_argument("directory", metavar="DIR")
+    pl.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    pl.set_defaults(func=cmd_plot)
 
     b = sub.add_parser(
         "bench",
