@@ -4,6 +4,9 @@
 #   make test        set up (first time only) and run the whole test suite
 #   make crosscheck  routerlab against ns-3 3.44 on the canonical scenarios (docs/crosscheck.md);
 #                    installs the ns3 wheel into its own venv (.venv-ns3) first
+#   make wheel       a release wheel in target/wheels/, to `pip install` where nothing is built
+#   make wheel-check that wheel installed into a fresh venv outside the checkout runs the demo
+#                    and a quick reproduction (not in `make test`: it builds a second time)
 #
 # Set-up creates .venv/ and installs routerlab into it (Rust extension built by maturin, Python
 # dependencies pinned by requirements.lock). It reruns by itself when sources change.
@@ -18,7 +21,7 @@ RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml') Cargo.lo
 NS3_VENV ?= .venv-ns3
 NS3_STAMP := $(NS3_VENV)/.installed
 
-.PHONY: demo test setup lint rust-test py-test crosscheck clean
+.PHONY: demo test setup lint rust-test py-test crosscheck wheel wheel-check clean
 
 demo: setup
 	$(BIN)/routerlab run examples/dumbbell.toml --force
@@ -53,6 +56,24 @@ $(NS3_STAMP): crosscheck/requirements-ns3.lock
 	test -x $(NS3_VENV)/bin/python || $(PYTHON) -m venv $(NS3_VENV)
 	$(NS3_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r crosscheck/requirements-ns3.lock
 	touch $(NS3_STAMP)
+
+WHEELS := target/wheels
+
+wheel: setup
+	@echo "routerlab: building a release wheel into $(WHEELS)/ (about 3 minutes on 2 cores)"
+	rm -rf $(WHEELS)
+	$(BIN)/python -m pip wheel . --no-deps --disable-pip-version-check --progress-bar off -w $(WHEELS)
+
+wheel-check: wheel
+	@echo "routerlab: installing the wheel into a fresh venv outside the checkout"
+	d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	$(PYTHON) -m venv "$$d/venv" && \
+	PIP_CONSTRAINT=$(CURDIR)/requirements.lock "$$d/venv/bin/python" -m pip install \
+		--disable-pip-version-check --progress-bar off --quiet $(WHEELS)/routerlab-*.whl && \
+	cd "$$d" && "$$d/venv/bin/routerlab" --version && \
+	"$$d/venv/bin/routerlab" run $(CURDIR)/examples/dumbbell.toml --out "$$d/demo" && \
+	"$$d/venv/bin/routerlab" reproduce base-incast --quick --out "$$d/repro" --no-progress && \
+	echo "routerlab: the wheel ran the demo and a quick reproduction outside the checkout"
 
 clean:
 	rm -rf $(VENV) $(NS3_VENV) target results

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 from html import escape
 from itertools import pairwise
 from pathlib import Path
@@ -21,7 +22,7 @@ import pyarrow as pa
 import pytest
 
 from browser import chromium, load
-from helpers import interrupt_while_writing, routerlab
+from helpers import ROOT, interrupt_while_writing, routerlab
 from routerlab import experiments
 from routerlab.experiments import incast, models, small_packet, taq_epochs
 from routerlab.experiments.stats import Estimate, mean_ci, percentile_ci
@@ -925,3 +926,15 @@ def test_ka_sensitivity_reports_both_protocols_at_every_point(tmp_path: Path):
         # under 1 (a few percent over for the IP-byte scaling of delivered payload).
         assert 0 < r["rate_over_share"] <= 1.05, key
         assert 0 < r["utilization"] <= 1.0, key
+
+
+def test_experiments_ship_with_the_package_and_the_checkout_links_to_them(tmp_path: Path):
+    from routerlab.experiments import PACKAGED
+
+    assert (ROOT / "experiments").resolve() == PACKAGED
+    assert (PACKAGED / "base-incast.toml").is_file()
+    # Away from a checkout (no experiments/ here, none named in the environment): the
+    # package's own files, as an installed wheel has them.
+    env = {k: v for k, v in os.environ.items() if k != "ROUTERLAB_EXPERIMENTS"}
+    p = routerlab("reproduce", "--list", cwd=tmp_path, env=env, check=True)
+    assert "base-incast" in p.stdout and "taq-epochs" in p.stdout

@@ -46,15 +46,20 @@ FULL_SEEDS = 10
 QUICK_SEEDS = 3
 
 
+#: The experiment files shipped with the package (the checkout's `experiments/` links here).
+PACKAGED = Path(__file__).resolve().parent / "toml"
+
+
 def experiments_dir() -> Path:
-    """`experiments/` of the working directory, else of the source checkout."""
+    """$ROUTERLAB_EXPERIMENTS, else `experiments/` of the working directory, else the files
+    shipped with the package (so that an installed wheel reproduces too)."""
     env = os.environ.get("ROUTERLAB_EXPERIMENTS")
     if env:
         return Path(env)
     cwd = Path.cwd() / "experiments"
     if cwd.is_dir():
         return cwd
-    return Path(__file__).resolve().parents[3] / "experiments"
+    return PACKAGED
 
 
 #: Keys of an experiment file: required, then optional.
