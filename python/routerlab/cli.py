@@ -281,30 +281,29 @@ def format_params(params: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "no parameters"
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from .report import ReportError, write_report
-
+def _write_into(args: argparse.Namespace, write, refused: type[Exception]) -> int:
+    """Run `write(DIR)` for a verb that writes files into an existing result directory: a
+    directory of the wrong kind exits 2 with its message; the files written are printed."""
     try:
-        path = write_report(Path(args.directory))
-    except ReportError as e:
+        written = write(Path(args.directory))
+    except refused as e:
         print(f"routerlab: {e}", file=sys.stderr)
         return EXIT_INVALID
     if not args.quiet:
-        print(path)
+        print("\n".join(str(p) for p in (written if isinstance(written, list) else [written])))
     return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import ReportError, write_report
+
+    return _write_into(args, write_report, ReportError)
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
     from .runplot import RunPlotError, plot_dir
 
-    try:
-        paths = plot_dir(Path(args.directory))
-    except RunPlotError as e:
-        print(f"routerlab: {e}", file=sys.stderr)
-        return EXIT_INVALID
-    if not args.quiet:
-        print("\n".join(str(p) for p in paths))
-    return 0
+    return _write_into(args, plot_dir, RunPlotError)
 
 
 #: p values `routerlab model taq` shows when none are given: around the paper's tipping point.
