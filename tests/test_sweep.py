@@ -549,11 +549,24 @@ def test_the_readme_snippet_runs_in_a_jupyter_kernel(tmp_path: Path):
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(readme_snippet(tmp_path / "mine"))]
+    nb.cells += [nbformat.v4.new_code_cell("r"), nbformat.v4.new_code_cell("c")]
     NotebookClient(
         nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": ROOT}}
     ).execute()
     printed = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.output_type == "stream")
     assert "rows 10" in printed, nb.cells[0].outputs
+    # The sweep showed its progress, without a warning; the result and the campaign show
+    # their summaries as HTML tables.
+    stderr = "".join(o.get("text", "") for o in nb.cells[0].outputs if o.get("name") == "stderr")
+    widgets = [
+        o
+        for o in nb.cells[0].outputs
+        if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+    ]
+    assert ("10/10" in stderr or widgets) and "Warning" not in stderr, stderr
+    for cell, shown in ((nb.cells[1], "goodput"), (nb.cells[2], "runs")):
+        page = cell.outputs[0]["data"]["text/html"]
+        assert page.startswith("<div>") and "<table>" in page and shown in page, page
 
 
 def test_workers_that_cannot_start_stop_the_pool_instead_of_being_replaced(tmp_path: Path):

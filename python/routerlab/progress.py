@@ -19,9 +19,16 @@ def wanted(progress: bool | None) -> bool:
 
 
 def bar(**kw):
-    """A tqdm bar on stderr, or tqdm's notebook widget inside Jupyter."""
-    if in_notebook():
+    """A tqdm bar on stderr, or tqdm's notebook widget inside Jupyter when ipywidgets is
+    installed (without it, the text bar, which a notebook shows as it updates)."""
+    if in_notebook() and _has_widgets():
         from tqdm.auto import tqdm
     else:
         from tqdm import tqdm
     return tqdm(file=sys.stderr, **kw)
+
+
+def _has_widgets() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("ipywidgets") is not None
