@@ -83,7 +83,7 @@ def test_a_result_and_a_campaign_show_a_summary_not_a_dump(tmp_path: Path, base:
     r = routerlab.run(BASE + '\n[output]\nqueues = "10ms"\n')
     text, page = repr(r), r._repr_html_()
     goodput = f"{r.summary['goodput_bps'] / 1e6:.2f} Mbps"
-    for shown in (goodput, "4 (", "tables", "queues"):
+    for shown in (goodput, "4 (long-lived", "tables", "queues"):
         assert shown in text and html.escape(shown) in page, shown
     assert len(text) < 600 and page.startswith("<div>")
     c = routerlab.sweep(base, grid=GRID, seeds=2, out=tmp_path / "c", report=False)

@@ -32,10 +32,13 @@ def run_rows(s: dict) -> list[tuple[str, str]]:
 
 
 def _flows(s: dict) -> str:
-    """Flows, and how many finished, unless they are connections that stay open (incast's)."""
+    """Flows, and how many finished — unless none could: connections kept open for their
+    transfers (incast's), or long-lived flows with no size (bulk)."""
     n, done = s["flows"], s["flows_completed"]
     if done == 0 and s.get("transfers"):
         return f"{n} (connections kept open for their transfers)"
+    if done == 0 and s.get("transfers") == 0:
+        return f"{n} (long-lived: they run to the end)"
     return f"{n} ({done} completed)"
 
 
