@@ -247,6 +247,17 @@ def test_bad_input_is_reported_with_its_path_and_nothing_runs(tmp_path: Path, ol
     assert v.returncode == 2 and message in v.stderr
 
 
+def test_validate_prints_every_problem_of_a_file_not_only_the_first(tmp_path: Path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        SMALL.replace('rate = "100Mbps", delay = "2ms"', 'rate = "-1Gbps", delay = "fast"')
+    )
+    p = routerlab("validate", str(bad))
+    assert p.returncode == 2
+    assert 'topology.bottleneck.rate: "-1Gbps" is not a rate' in p.stderr, p.stderr
+    assert 'topology.bottleneck.delay: "fast" is not a duration' in p.stderr, p.stderr
+
+
 def test_validate_accepts_a_good_scenario_and_the_examples(scenario: Path):
     p = routerlab("validate", str(scenario), *map(str, sorted((ROOT / "examples").glob("*.toml"))))
     assert p.returncode == 0, p.stderr
