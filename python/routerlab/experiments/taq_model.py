@@ -44,18 +44,25 @@ def sent_shares(run: Run, warmup_s: float, payload_bytes: int) -> dict[int, floa
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     c = exp["constants"]
     w_max = c["w_max"]
-    # per[seed][n] = (p, {k: simulated 'k sent' share}, {k: the model's})
-    per: dict[int, dict[int, tuple[float, dict, dict]]] = defaultdict(dict)
+    # by_tcp[tcp][seed][n] = (p, {k: simulated 'k sent' share}, {k: the model's}); the claims
+    # are judged on the SACK senders, the Reno ones (`tcp = "reno"`) show what SACK changes.
+    by_tcp: dict[str, dict] = defaultdict(lambda: defaultdict(dict))
     for r in runs:
         p = loss_rate(r)
         model = taq.summary(min(p, 0.499), w_max)
         sim = sent_shares(r, c["warmup_s"], c["payload_bytes"])
-        per[r.seed][r.params["n"]] = (p, sim, {k: model[f"sent_{k}"] for k in SENT})
+        by_tcp[r.params.get("tcp", "sack")][r.seed][r.params["n"]] = (
+            p,
+            sim,
+            {k: model[f"sent_{k}"] for k in SENT},
+        )
+    per = by_tcp["sack"]
     seeds = sorted(per)
     ns = sorted(per[seeds[0]])
 
-    def worst(s, k):
-        errs = [abs(sim[k] - mod[k]) for p, sim, mod in per[s].values() if p > c["judged_p"]]
+    def worst(s, k, tcp="sack"):
+        runs_of = by_tcp[tcp][s].values()
+        errs = [abs(sim[k] - mod[k]) for p, sim, mod in runs_of if p > c["judged_p"]]
         return max(errs) if errs else float("nan")
 
     # The model's knee, judged by its slope: the timeout share's mean rise per unit of p
@@ -72,16 +79,27 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             f"max_abs_error_sent{k}_above_judged_p": mean_ci(worst(s, k) for s in seeds)
             for k in SENT
         },
+        **{
+            f"max_abs_error_sent{k}_above_judged_p_{tcp}": mean_ci(
+                worst(s, k, tcp) for s in sorted(by_tcp[tcp])
+            )
+            for k in SENT
+            for tcp in by_tcp
+            if tcp != "sack"
+        },
     }
 
     rows = defaultdict(list)
-    for n in ns:
-        rows["n"].append(n)
-        mean_ci(per[s][n][0] for s in seeds).append_to(rows, "loss_rate")
-        for k in SENT:
-            mean_ci(per[s][n][1][k] for s in seeds).append_to(rows, f"sent{k}_simulated")
-            mean_ci(per[s][n][2][k] for s in seeds).append_to(rows, f"sent{k}_model")
-        rows["seeds"].append(len(seeds))
+    for tcp, arm in sorted(by_tcp.items()):
+        arm_seeds = sorted(arm)
+        for n in sorted(arm[arm_seeds[0]]):
+            rows["tcp"].append(tcp)
+            rows["n"].append(n)
+            mean_ci(arm[s][n][0] for s in arm_seeds).append_to(rows, "loss_rate")
+            for k in SENT:
+                mean_ci(arm[s][n][1][k] for s in arm_seeds).append_to(rows, f"sent{k}_simulated")
+                mean_ci(arm[s][n][2][k] for s in arm_seeds).append_to(rows, f"sent{k}_model")
+            rows["seeds"].append(len(arm_seeds))
 
     def draw(ax):
         grid = np.linspace(0, 0.45, 91)
