@@ -103,27 +103,23 @@ class Result:
         a panel the run did not record says which ``[output]`` setting records it."""
         from .runplot import TABLES, overview
 
-        tables = {name: frame_pandas(self, name) for name in TABLES}
+        tables = {name: frame(self._arrow(name), polars=False) for name in TABLES}
         return overview(self.summary, tables, f"run (seed {self.summary.get('seed')})")
 
     def table(self, name: str):
         """Any result table by name: flows, links, transfers, or one of the optional tables
         (queues, timeseries, fairness, latency, queue_delay, flow_epochs, stages); an
         optional table the scenario did not ask for is empty, with its columns."""
+        return frame(self._arrow(name), self.polars)
+
+    def _arrow(self, name: str) -> pa.Table:
         if name in ("flows", "links", "transfers"):
-            return frame(getattr(self.raw, name), self.polars)
+            return getattr(self.raw, name)
         if name not in OPTIONAL_TABLES:
             known = ["flows", "links", "transfers", *OPTIONAL_TABLES]
             raise KeyError(f"no table {name!r}; known: {', '.join(known)}")
         t = self.raw.extra_tables.get(name)
-        if t is None:
-            t = OPTIONAL_TABLES[name].empty_table()
-        return frame(t, self.polars)
-
-
-def frame_pandas(result: Result, name: str):
-    """`result`'s table `name` as pandas, whatever the result was asked to give."""
-    return Result(result.raw, polars=False).table(name)
+        return OPTIONAL_TABLES[name].empty_table() if t is None else t
 
 
 def run(

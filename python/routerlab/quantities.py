@@ -52,12 +52,21 @@ SUFFIXES = (
 
 def quantity(column: str) -> Quantity:
     """How to show `column`: its words, unit and scale."""
+    return _described(column) or Quantity(_words(column) if "." not in column else column)
+
+
+def described(column: str) -> bool:
+    """Whether `column` is a result this module knows how to show (listed, or by suffix)."""
+    return _described(column) is not None
+
+
+def _described(column: str) -> Quantity | None:
     if column in KNOWN:
         return KNOWN[column]
     for suffix, unit, scale in SUFFIXES:
         if column.endswith(suffix) and len(column) > len(suffix):
             return Quantity(_words(column[: -len(suffix)]), unit, scale)
-    return Quantity(_words(column) if "." not in column else column)
+    return None
 
 
 def _words(name: str) -> str:

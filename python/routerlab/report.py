@@ -18,11 +18,7 @@ import pyarrow.parquet as pq
 
 from .experiments.verdict import ours_text, paper_text
 from .output import write_text_atomic
-from .quantities import KNOWN, number, quantity
-
-#: Columns shown in words and units; so is any numeric column ending in one of the suffixes.
-RESULT_COLUMNS = set(KNOWN)
-_UNIT_SUFFIXES = ("_bps", "_s", "_ms", "_bytes")
+from .quantities import described, number, quantity
 
 #: Rows of a table shown before the rest is left to the Parquet file.
 MAX_ROWS = 200
@@ -74,13 +70,9 @@ def _in_units(df: pd.DataFrame) -> pd.DataFrame:
     out = {}
     for col in df.columns:
         values = df[col]
-        if col in RESULT_COLUMNS or (
-            pd.api.types.is_numeric_dtype(values) and col.endswith(_UNIT_SUFFIXES)
-        ):
+        if pd.api.types.is_numeric_dtype(values) and described(col):
             q = quantity(col)
-            if pd.api.types.is_numeric_dtype(values):
-                values = values * q.scale if q.scale != 1 else values
-            out[q.title()] = values
+            out[q.title()] = values * q.scale if q.scale != 1 else values  # whole stay whole
         else:
             out[col] = values
     return pd.DataFrame(out)

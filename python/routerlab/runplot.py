@@ -8,6 +8,7 @@ DIR/figures (run.png, run.svg); `Result.plot()` returns it (a notebook shows it)
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -43,8 +44,6 @@ class RunPlotError(Exception):
 
 def load_tables(directory: Path) -> tuple[dict, dict[str, pd.DataFrame]]:
     """A run directory's summary and its tables (an absent optional table is empty)."""
-    import json
-
     directory = Path(directory)
     if not (directory / "summary.json").is_file() or not (directory / "flows.parquet").is_file():
         raise RunPlotError(

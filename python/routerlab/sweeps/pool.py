@@ -18,7 +18,6 @@ error instead of being replaced forever.
 from __future__ import annotations
 
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -70,12 +69,7 @@ def _serve_fds(read_fd: str, write_fd: str) -> None:
     conn_out = Connection(int(write_fd), readable=False)
     fn = conn_in.recv()
     conn_out.send(_READY)
-    _serve(conn_in, conn_out, fn)
-
-
-def _serve(conn_in, conn_out, fn) -> None:
-    """A worker's loop: (offset, batch) in, (offset, fn(batch)) out, until None."""
-    while True:
+    while True:  # (offset, batch) in, (offset, fn(batch)) out, until None
         job = conn_in.recv()
         if job is None:
             return
@@ -109,7 +103,7 @@ class _Worker:
         self.conn = Connection(to_parent, writable=False)
         self.job: tuple[int, list] | None = None
         self.started = False
-        self.send.send_bytes(pickle.dumps(fn))
+        self.send.send(fn)  # pickled by reference: the worker imports its module
 
     def give(self, job: tuple[int, list]) -> None:
         self.job = job

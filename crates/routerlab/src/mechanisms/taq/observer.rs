@@ -35,13 +35,9 @@ impl FlowObserver {
     /// The port put a packet it had shown on arrival on the wire: its SYN's or new data's time
     /// in the queue times the epoch, as in a TAQ queue (`OneWayEpoch::Queue`).
     pub fn on_departure(&mut self, now: SimTime, p: &Packet) {
-        if !self.tracker.wants_departures() {
-            return;
-        }
-        let Some((key, syn)) = FlowKey::of(p) else { return };
-        let new_data = p.tcp.payload_len > 0 && !p.meta.flags.has(MetaFlags::OBSERVED_RETX);
-        if new_data || syn {
-            self.tracker.on_departure(now, key, now.saturating_sub(p.meta.enqueued_at), syn);
+        if let Some((key, _)) = FlowKey::of(p) {
+            let new_data = p.tcp.payload_len > 0 && !p.meta.flags.has(MetaFlags::OBSERVED_RETX);
+            self.tracker.on_left_queue(now, key, p, new_data);
         }
     }
 

@@ -343,16 +343,9 @@ impl TaqQueue {
         if class == TaqClass::NewFlow {
             self.newflow_counted(e.key, false);
         }
-        // The tracker times epochs from new data (retransmissions, which Level 1 hurries, say
-        // nothing of the ACK clock; Karn's rule leaves them out of the senders' RTT too).
-        if let Some(key) = e.key
-            && self.tracker.wants_departures()
-        {
-            let p = pool.get(e.pkt);
-            let syn = p.tcp.flags.has(TcpFlags::SYN);
-            if (e.len > 0 && class != TaqClass::Recovery) || syn {
-                self.tracker.on_departure(now, key, now.saturating_sub(p.meta.enqueued_at), syn);
-            }
+        if let Some(key) = e.key {
+            let new_data = e.len > 0 && class != TaqClass::Recovery;
+            self.tracker.on_left_queue(now, key, pool.get(e.pkt), new_data);
         }
         self.packets -= 1;
         self.bytes -= pool.get(e.pkt).ip_len() as u64;

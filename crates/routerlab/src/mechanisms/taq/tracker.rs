@@ -371,9 +371,19 @@ impl FlowTracker {
         f.last_packet = Some(now);
     }
 
-    /// Whether `on_departure` is read: one-way timing from the queue (`OneWayEpoch::Queue`).
+    /// Whether departures are read: one-way timing from the queue (`OneWayEpoch::Queue`).
     pub fn wants_departures(&self) -> bool {
         self.params.one_way == OneWayEpoch::Queue
+    }
+
+    /// `p`, of `key`, left the observer's queue. Its SYN and its new data time the epoch
+    /// (`new_data`: payload judged new on arrival); retransmissions say nothing of the ACK
+    /// clock (Karn's rule leaves them out of the senders' RTT too).
+    pub fn on_left_queue(&mut self, now: SimTime, key: FlowKey, p: &Packet, new_data: bool) {
+        let syn = p.tcp.flags.has(TcpFlags::SYN);
+        if self.wants_departures() && (new_data || syn) {
+            self.on_departure(now, key, now.saturating_sub(p.meta.enqueued_at), syn);
+        }
     }
 
     /// A packet of `key` (its SYN, or new data) left the observer's queue after `sojourn` in it.
