@@ -99,6 +99,10 @@ class Incast(TcpChoices):
     duration_s: float = 30.0  # a cap: the rounds end the run
     # ns-3 only: "linux" is ns-3's TCP taking RTT samples as Linux does (`LinuxRttSocket`).
     ns3_rtt: str = "ns3"
+    # ns-3 only: "linux" is ns-3's TCP growing the window on the ACK that ends a timeout's
+    # recovery by all it delivers, as Linux does (`LinuxLossExitSocket`); ns-3's own counts only
+    # the segments above the recovery point there.
+    ns3_loss_exit: str = "ns3"
     kind: str = field(default="incast", init=False)
 
     def access_delays_us(self, k: int) -> list[float]:
@@ -254,6 +258,41 @@ def points() -> list[Dumbbell | Incast]:
             point_in(grid, f"{spread.name}/ns3-tcp"),
             name=f"{prr.name}/ns3-tcp",
             ns3_same_as=prr.name,
+        )
+    )
+    # ns-3 growing the window on the ACK that ends a timeout's recovery as Linux does
+    # (`LinuxLossExitSocket`), at the 200 ms incasts, where every round after a timeout starts
+    # from the windows that recovery left; routerlab unchanged, and on all of ns-3's rules above
+    # with NewReno's window grown on every ACK as ns-3's (`…/ns3-tcp-per-ack`). At the point
+    # with ns-3's PRR counting as RFC 6937 does, also without the per-ACK growth.
+    bases = [
+        q
+        for q in grid
+        if q.kind == "incast"
+        and q.min_rto_ms == 200.0
+        and q.name.count("/") <= 1
+        and (q.name.count("/") == 0 or q.name.endswith("/delay-spread"))
+    ]
+    for q in bases + [prr]:
+        exit_ = replace(q, name=f"{q.name}/ns3-linux-loss-exit", ns3_loss_exit="linux")
+        grid.append(exit_)
+        grid.append(
+            replace(
+                exit_,
+                name=f"{exit_.name}/ns3-tcp-per-ack",
+                rtt_model="ns3",
+                cwnd_validation="none",
+                ssthresh_base="pipe",
+                lost_retransmit_detection=False,
+                reno_increase="per-ack",
+                ns3_same_as=exit_.name,
+            )
+        )
+    grid.append(
+        replace(
+            point_in(grid, f"{prr.name}/ns3-tcp"),
+            name=f"{prr.name}/ns3-linux-loss-exit/ns3-tcp",
+            ns3_same_as=f"{prr.name}/ns3-linux-loss-exit",
         )
     )
     # ns-3's PRR counting as RFC 6937 does; routerlab unchanged (CUBIC also in Linux's

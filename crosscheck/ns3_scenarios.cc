@@ -258,6 +258,41 @@ class LinuxCwrSocket : public TcpSocketBase {
     Ptr<TcpSocketBase> Fork() override { return CopyObject<LinuxCwrSocket>(this); }
 };
 
+// ns-3's TCP growing the window on the ACK that ends a timeout's recovery as Linux and RFC 5681
+// §3.1 do. ns-3's `ProcessAck` leaves CA_LOSS on an ACK at or beyond the recovery point and
+// passes the congestion control only the segments above that point ("Recalculate the segs
+// acked, that are from m_recover to ackNumber"): an ACK that covers up to the recovery point
+// exactly, the usual end of a timeout's recovery, grows the window by nothing, although every
+// ACK before it in CA_LOSS grew it. Linux's `tcp_ack` grows the window by everything the ACK
+// delivered (`tcp_cong_control`, after `tcp_fastretrans_alert` has left Loss). This socket
+// moves the recovery point, for that ACK only, to where ns-3 then counts the segments the
+// ACK delivered, as it does on every other ACK (with the bytes short of a segment carried).
+class LinuxLossExitSocket : public TcpSocketBase {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("xc::LinuxLossExitSocket")
+                                .SetParent<TcpSocketBase>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<LinuxLossExitSocket>();
+        return tid;
+    }
+
+  protected:
+    void ProcessAck(const SequenceNumber32& ack, bool scoreboardUpdated, uint32_t delivered,
+                    const SequenceNumber32& oldHead, bool receivedData) override {
+        bool exits = m_tcb->m_congState == TcpSocketState::CA_LOSS && ack >= m_recover && ack > oldHead;
+        SequenceNumber32 recover = m_recover;
+        if (exits) {
+            uint32_t seg = m_tcb->m_segmentSize;
+            uint32_t segs = delivered / seg + (m_bytesAckedNotProcessed + delivered % seg >= seg ? 1 : 0);
+            m_recover = ack - segs * seg;  // `ProcessAck` counts (ack - m_recover) / seg
+        }
+        TcpSocketBase::ProcessAck(ack, scoreboardUpdated, delivered, oldHead, receivedData);
+        if (exits) m_recover = recover;
+    }
+    Ptr<TcpSocketBase> Fork() override { return CopyObject<LinuxLossExitSocket>(this); }
+};
+
 // The senders' sockets: ns-3's own (TcpSocketBase), or one of the classes above, each changing
 // one behaviour; with the congestion control and recovery `Defaults` chose.
 static TypeId g_senderSocket = TcpSocketBase::GetTypeId();
@@ -456,10 +491,12 @@ std::string Dumbbell(uint32_t n, std::string cc, double bnMbps, uint32_t buf, in
 
 std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, uint32_t rounds,
                    double gbps, double delayUs, double firstRound, double duration,
-                   bool ts, bool linuxRtt, bool rfcPrr, std::vector<double> opens,
+                   bool ts, bool linuxRtt, bool rfcPrr, bool linuxLossExit, std::vector<double> opens,
                    std::vector<double> accessDelaysUs) {
     S = State();
-    g_senderSocket = linuxRtt ? LinuxRttSocket::GetTypeId() : TcpSocketBase::GetTypeId();
+    g_senderSocket = linuxRtt        ? LinuxRttSocket::GetTypeId()
+                     : linuxLossExit ? LinuxLossExitSocket::GetTypeId()
+                                     : TcpSocketBase::GetTypeId();
     RngSeedManager::ResetNextStreamIndex();
     S.incast = true;
     S.block = block;

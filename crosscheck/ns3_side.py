@@ -83,6 +83,7 @@ def run(point_name: str, k: int) -> dict:
             p.timestamps,
             p.ns3_rtt == "linux",
             p.ns3_prr == "rfc6937",
+            p.ns3_loss_exit == "linux",
             p.opens(k),
             p.access_delays_us(k),
         )

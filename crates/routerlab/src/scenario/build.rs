@@ -1733,11 +1733,16 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
     if let Some(ids) = &out.timeseries_flows {
         for (k, &id) in ids.iter().enumerate() {
             if id as usize >= flows.len() {
+                let known = match flows.len() {
+                    0 => "no flow is known before the run".to_string(),
+                    n => format!("flows known before the run are 0 to {}", n - 1),
+                };
                 p.at(
                     format!("output.timeseries_flows[{k}]"),
                     format!(
-                        "there is no flow {id} (flows known before the run are 0 to {})",
-                        flows.len().saturating_sub(1)
+                        "there is no flow {id} ({known}; the flows a generated workload — incast, \
+                         permutation, on-off, … — makes as it runs cannot be named: leave \
+                         timeseries_flows out to sample every flow)"
                     ),
                 );
             }

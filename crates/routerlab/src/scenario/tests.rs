@@ -993,3 +993,27 @@ fn an_initial_ssthresh_is_at_least_two_segments_and_reaches_the_socket() {
     let (_, spec) = Scenario::load(GOOD).unwrap();
     assert_eq!(spec.flows[0].tcp.initial_ssthresh, None);
 }
+
+#[test]
+fn timeseries_flows_of_a_generated_workload_are_refused_with_the_reason() {
+    let src = r#"
+[run]
+duration = "1s"
+[topology]
+kind = "star"
+senders = 4
+access = { rate = "1Gbps", delay = "25us" }
+bottleneck = { rate = "1Gbps", delay = "25us" }
+[[workload]]
+kind = "incast"
+block = "20000B"
+rounds = 2
+[output]
+timeseries = "1ms"
+timeseries_flows = [0]
+"#;
+    let e = first_error(src);
+    assert!(e.contains("output.timeseries_flows[0]"), "{e}");
+    assert!(e.contains("no flow is known before the run"), "{e}");
+    assert!(!e.contains("0 to 0"), "{e}");
+}
