@@ -23,6 +23,7 @@ timestamps = {timestamps}
 rtt_model = "{rtt_model}"
 recovery = "prr"
 sack_rtt = false
+grow_at_recovery_exit = true
 cwnd_validation = "{cwnd_validation}"
 ssthresh_base = "{ssthresh_base}"
 lost_retransmit_detection = {lost_retransmit_detection}

@@ -111,6 +111,7 @@ impl Default for Transport {
                 RttModel::Ns3 => RttModelName::Ns3,
             },
             sack_rtt: d.sack_rtt,
+            grow_at_recovery_exit: d.grow_at_recovery_exit,
             cwnd_validation: match d.cwnd_validation {
                 CwndValidation::Linux => CwndValidationName::Linux,
                 CwndValidation::LastSend => CwndValidationName::LastSend,
@@ -202,6 +203,7 @@ impl Transport {
                 RttModelName::Ns3 => RttModel::Ns3,
             },
             sack_rtt: self.sack_rtt,
+            grow_at_recovery_exit: self.grow_at_recovery_exit,
             cwnd_validation: match self.cwnd_validation {
                 CwndValidationName::Linux => CwndValidation::Linux,
                 CwndValidationName::LastSend => CwndValidation::LastSend,

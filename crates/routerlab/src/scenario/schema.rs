@@ -780,6 +780,8 @@ pub struct Transport {
     pub rtt_model: RttModelName,
     /// RTT samples from SACKs of data never retransmitted (Linux's `sack_rtt_us`).
     pub sack_rtt: bool,
+    /// The ACK that ends a recovery or a CWR also grows the window (Linux).
+    pub grow_at_recovery_exit: bool,
     /// When the window may grow: `"linux"`, `"last-send"` or `"none"`.
     pub cwnd_validation: CwndValidationName,
     /// What a reduction scales: `"cwnd"` (Linux), `"flight"` (RFC 5681) or `"pipe"` (ns-3).

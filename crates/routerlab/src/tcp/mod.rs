@@ -144,6 +144,10 @@ pub struct TcpConfig {
     /// segment never retransmitted, on duplicate ACKs too, when the cumulative ACK gives none
     /// (Linux's `sack_rtt_us` in `tcp_ack_update_rtt`); as every sample, it ends the backoff.
     pub sack_rtt: bool,
+    /// The ACK that ends a recovery or a CWR also grows the window, from ssthresh, as any ACK
+    /// in the open state does (Linux: `tcp_cong_control` runs after `tcp_fastretrans_alert`
+    /// has left the state; ns-3 too). Off: that ACK only sets cwnd to ssthresh.
+    pub grow_at_recovery_exit: bool,
     /// When the window may grow (Linux's rule by default).
     pub cwnd_validation: CwndValidation,
     /// What a reduction scales: cwnd (Linux's, the default), FlightSize (RFC 5681) or the pipe
@@ -232,6 +236,7 @@ impl Default for TcpConfig {
             ts_tick: SimTime::from_ms(1),
             rtt_model: RttModel::Linux,
             sack_rtt: true,
+            grow_at_recovery_exit: true,
             cwnd_validation: CwndValidation::Linux,
             ssthresh_base: SsthreshBase::Cwnd,
             slow_start_after_idle: true,

@@ -729,6 +729,13 @@ impl TcpSocket {
     }
 
     /// Whether the congestion controller may grow the window on this ACK (`CwndValidation`).
+    /// The ACK that ends a reduction (recovery or CWR) grows the window it left at ssthresh,
+    /// judged cwnd-limited against that window.
+    fn grow_after_reduction(&mut self, sample: &AckSample) {
+        let sample = AckSample { cwnd_limited: self.cwnd_limited_now(), ..*sample };
+        self.cc.on_ack(&mut self.win, &sample);
+    }
+
     fn cwnd_limited_now(&self) -> bool {
         match self.cfg.cwnd_validation {
             CwndValidation::Linux => self.cwnd_usage.limited(&self.win),
@@ -1214,6 +1221,13 @@ impl TcpSocket {
                     }
                     self.ca = CaState::Open;
                     self.cc.on_recovery_exit(&mut self.win, now);
+                    // The window grows on this ACK too, from ssthresh (Linux's `tcp_cong_control`
+                    // runs after `tcp_fastretrans_alert` has left Recovery; ns-3's `ProcessAck`
+                    // likewise). Without SACK, Linux holds Recovery on an ACK of the recovery
+                    // point itself and grows only on one beyond it.
+                    if self.cfg.grow_at_recovery_exit && (self.sack_ok || ack > self.recover) {
+                        self.grow_after_reduction(&sample);
+                    }
                 }
                 CaState::Recovery => {
                     if !self.sack_ok {
@@ -1235,6 +1249,9 @@ impl TcpSocket {
                     // receiver and the reduction is over (Linux `tcp_end_cwnd_reduction`).
                     self.win.cwnd = self.win.ssthresh;
                     self.ca = CaState::Open;
+                    if self.cfg.grow_at_recovery_exit {
+                        self.grow_after_reduction(&sample);
+                    }
                 }
                 CaState::Cwr => {}
                 CaState::Loss => {
@@ -1493,6 +1510,7 @@ mod tests {
     use super::*;
     use crate::net::packet::SackBlock;
     use crate::tcp::DelayedAck;
+    use crate::tcp::cc::{CcConfig, RenoIncrease};
     use crate::tcp::testing::{Dir, Harness, Sent};
 
     const MS: SimTime = SimTime::from_ms(1);
@@ -2032,6 +2050,37 @@ mod tests {
         assert_eq!(most_blocks(cfg()), (4, 20 + 36));
     }
 
+    /// The ACK that ends a recovery grows the window from ssthresh, as Linux's
+    /// `tcp_cong_control` (and ns-3) do after the state machine has left Recovery. 20 segments
+    /// in a window of 20, the 16th lost once: the last four are SACKed, and the
+    /// retransmission's ACK is the last ACK and ends the recovery. Grown per ACK
+    /// (SMSS²/cwnd, so that one ACK shows), the window ends one such step above ssthresh;
+    /// with `grow_at_recovery_exit` off, at ssthresh.
+    #[test]
+    fn the_ack_that_ends_a_recovery_grows_the_window() {
+        for recovery in [Recovery::Prr, Recovery::Rfc6675] {
+            for grow in [true, false] {
+                let c = with(|c| {
+                    (c.init_cwnd, c.recovery, c.cwnd_validation) = (20, recovery, CwndValidation::None);
+                    c.cc = CcConfig::NewReno(RenoIncrease::PerAck);
+                    c.grow_at_recovery_exit = grow;
+                });
+                let mut h = Harness::new(c, c, MS);
+                h.drop = Box::new(|dir, i, o| {
+                    dir == Dir::AtoB && o.seg.payload_len > 0 && i == 15 && !o.retransmission
+                });
+                h.start(20 * 1460, false);
+                h.run_until(SimTime::from_secs(1));
+                assert!(h.a.all_acked());
+                assert_eq!((h.a.stats().fast_recoveries, h.a.stats().timeouts), (1, 0));
+                let ssthresh = h.a.ssthresh();
+                assert!(ssthresh < 20 * 1460, "a reduction: {ssthresh}");
+                let step = if grow { 1460 * 1460 / ssthresh } else { 0 };
+                assert_eq!(h.a.cwnd(), ssthresh + step, "{recovery:?}, grow {grow}");
+            }
+        }
+    }
+
     /// One loss in a window of 40 (100 µs apart, 20 ms RTT). RFC 6675 sets cwnd = ssthresh at
     /// once and, with the pipe far above it, sends nothing but the retransmission until the pipe
     /// drains below ssthresh; PRR (RFC 6937) sends about ssthresh/RecoverFS of what each ACK
@@ -2189,6 +2238,34 @@ mod tests {
         assert!(cwnd_later >= ssthresh && cwnd_later < ssthresh + 3 * 1460, "{cwnd_later} ≈ {ssthresh}");
         let ((cwnd, ssthresh, state), _) = run(Recovery::Rfc6675);
         assert_eq!((cwnd, state), (ssthresh, CaState::Open), "RFC 3168: at once");
+    }
+
+    /// The ACK that ends a CWR grows the window from ssthresh, as the one ending a recovery
+    /// does (Linux's `tcp_cong_control` after `tcp_fastretrans_alert` has left CWR). Grown per
+    /// ACK, the window stands one SMSS²/ssthresh step above ssthresh when the state turns Open
+    /// (ACKs 50 µs apart, watched every 10 µs); with `grow_at_recovery_exit` off, at ssthresh.
+    #[test]
+    fn the_ack_that_ends_a_cwr_grows_the_window() {
+        for grow in [true, false] {
+            let c = with(|c| {
+                (c.ecn, c.recovery, c.cwnd_validation) = (true, Recovery::Prr, CwndValidation::None);
+                c.cc = CcConfig::NewReno(RenoIncrease::PerAck);
+                c.grow_at_recovery_exit = grow;
+            });
+            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            h.spacing = SimTime::from_us(50);
+            h.mark = Box::new(|dir, i, o| if dir == Dir::AtoB && i == 31 { Ecn::Ce } else { o.ecn });
+            h.start(400 * 1460, true);
+            while h.a.ca_state() != CaState::Cwr {
+                h.run_until(h.now + SimTime::from_us(10));
+            }
+            while h.a.ca_state() == CaState::Cwr {
+                h.run_until(h.now + SimTime::from_us(10));
+            }
+            let ssthresh = h.a.ssthresh();
+            let step = if grow { 1460 * 1460 / ssthresh } else { 0 };
+            assert_eq!(h.a.cwnd(), ssthresh + step, "grow {grow}");
+        }
     }
 
     #[test]
