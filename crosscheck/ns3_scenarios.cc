@@ -113,6 +113,11 @@ static void Received(uint32_t i, Ptr<Socket> s) {
     }
 }
 
+// `pcap_trace.py`: a directory for a pcap of every sender's port and the switch's port (incast), or
+// none. Named after the ports, as routerlab names its captures.
+static std::string g_pcapDir;
+void SetPcapDir(std::string dir) { g_pcapDir = dir; }
+
 static bool AcceptAll(Ptr<Socket>, const Address&) { return true; }
 static void Accepted(uint32_t i, Ptr<Socket> s, const Address&) {
     s->SetRecvCallback(MakeBoundCallback(&Received, i));
@@ -518,6 +523,12 @@ std::string Incast(uint32_t n, uint32_t buf, double minRtoMs, uint64_t block, ui
     TrafficControlHelper tch;
     tch.Uninstall(port);
     for (auto& d : access) tch.Uninstall(d);
+    if (!g_pcapDir.empty()) {
+        PointToPointHelper pcap;
+        pcap.EnablePcap(g_pcapDir + "/switch_to_r0.pcap", port.Get(0), false, true);
+        for (uint32_t i = 0; i < n; i++)
+            pcap.EnablePcap(g_pcapDir + "/s" + std::to_string(i) + "_to_switch.pcap", access[i].Get(0), false, true);
+    }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
     CountTcDrops(sw.Get(0));
     S.flows.resize(n);

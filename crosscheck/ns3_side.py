@@ -4,7 +4,8 @@ by cppyy, so that no Python runs per packet.
 
 Run by `run.py` in its own virtual environment (the wheel is large and pins its own
 interpreter's packages): it reads a JSON list of runs on stdin, `[{"point": name, "k": k}]`,
-and prints one JSON object per run on stdout (`records.py` turns them into metrics).
+and prints one JSON object per run on stdout (`records.py` turns them into metrics); a job with
+`"pcap": DIR` also captures the incast's ports there (`pcap_trace.py`).
 
 Configured explicitly, because ns-3's defaults differ from Linux's and ours
 (docs/crosscheck.md): no queue discs (ns-3 installs FqCoDel on every device) but on a DCTCP
@@ -46,9 +47,11 @@ def _compile():
     return cppyy.gbl.xc
 
 
-def run(point_name: str, k: int) -> dict:
-    """One run of a grid point under perturbation k: the raw counters (see `Report`)."""
+def run(point_name: str, k: int, pcap_dir: str = "") -> dict:
+    """One run of a grid point under perturbation k: the raw counters (see `Report`); an incast
+    also captures its ports into `pcap_dir`, if given (`pcap_trace.py`)."""
     xc = _compile()
+    xc.SetPcapDir(pcap_dir)
     p = grid.point(point_name)
     if p.kind == "dumbbell":
         out = xc.Dumbbell(
@@ -92,7 +95,7 @@ def run(point_name: str, k: int) -> dict:
 
 def main() -> None:
     for job in json.load(sys.stdin):
-        raw = run(job["point"], job["k"])
+        raw = run(job["point"], job["k"], job.get("pcap", ""))
         print(json.dumps({"point": job["point"], "k": job["k"], "raw": raw}), flush=True)
 
 

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 CROSSCHECK = Path(__file__).resolve().parent.parent / "crosscheck"
@@ -92,3 +93,21 @@ def test_a_routerlab_only_variation_replays_ns3s_perturbations():
             else:
                 assert p.opens(k) == base.opens(k), p.name
                 assert p.access_delays_us(k) == base.access_delays_us(k), p.name
+
+
+def test_trace_finds_every_drop_the_port_counted(tmp_path: Path):
+    """`pcap_trace.py` matches what each sender sent against what left the switch port: the drops it
+    finds are the port's own count, each in a round of the run and a segment of its block."""
+    import pcap_trace
+
+    name = "incast-40-64pkts-1ms"
+    p = grid.point(name)
+    pcap_trace.run_routerlab(p, 0, tmp_path / "routerlab")
+    drops, rounds = pcap_trace.trace(tmp_path / "routerlab" / "pcap", p)
+    table = pq.read_table(tmp_path / "routerlab" / "links.parquet").to_pydict()
+    port = table["drops"][table["link"].index("switch->r0")]
+    assert port > 0 and len(drops) == port == sum(r.drops for r in rounds)
+    assert len(rounds) == p.rounds
+    segments = -(-p.block_bytes // 1448)
+    assert all(0 <= d.round < p.rounds and 0 <= d.segment < segments for d in drops)
+    assert all(d.sent_us >= 0 for d in drops)
