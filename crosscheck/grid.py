@@ -295,6 +295,15 @@ def points() -> list[Dumbbell | Incast]:
             ns3_same_as=f"{prr.name}/ns3-linux-loss-exit",
         )
     )
+    # ... and against ns-3's own rule there, NewReno grown per ACK too: the traced run of
+    # docs/crosscheck.md (`pcap_trace.py`), where that rule alone sets the two apart.
+    grid.append(
+        replace(
+            point_in(grid, f"{prr.name}/ns3-tcp"),
+            name=f"{prr.name}/ns3-tcp-per-ack",
+            reno_increase="per-ack",
+        )
+    )
     # ns-3's PRR counting as RFC 6937 does; routerlab unchanged (CUBIC also in Linux's
     # arithmetic, which ns-3's follows).
     for p in [q for q in grid if q.name in ("dumbbell-newreno-20", "dumbbell-cubic-20")]:

@@ -24,6 +24,7 @@ rtt_model = "{rtt_model}"
 recovery = "prr"
 sack_rtt = false
 grow_at_recovery_exit = true
+timeout_reduces_again = true
 cwnd_validation = "{cwnd_validation}"
 ssthresh_base = "{ssthresh_base}"
 lost_retransmit_detection = {lost_retransmit_detection}

@@ -782,6 +782,8 @@ pub struct Transport {
     pub sack_rtt: bool,
     /// The ACK that ends a recovery or a CWR also grows the window (Linux).
     pub grow_at_recovery_exit: bool,
+    /// A later timeout of the same episode reduces ssthresh again after progress (Linux).
+    pub timeout_reduces_again: bool,
     /// When the window may grow: `"linux"`, `"last-send"` or `"none"`.
     pub cwnd_validation: CwndValidationName,
     /// What a reduction scales: `"cwnd"` (Linux), `"flight"` (RFC 5681) or `"pipe"` (ns-3).

@@ -148,6 +148,11 @@ pub struct TcpConfig {
     /// in the open state does (Linux: `tcp_cong_control` runs after `tcp_fastretrans_alert`
     /// has left the state; ns-3 too). Off: that ACK only sets cwnd to ssthresh.
     pub grow_at_recovery_exit: bool,
+    /// A timeout during a timeout's recovery reduces ssthresh again when data was acknowledged
+    /// since the previous timeout (Linux's `tcp_enter_loss`: `icsk_retransmits` is reset when
+    /// SND.UNA advances; ns-3 reduces it when the segment at the head was not retransmitted).
+    /// Off: only the first timeout of an episode reduces it.
+    pub timeout_reduces_again: bool,
     /// When the window may grow (Linux's rule by default).
     pub cwnd_validation: CwndValidation,
     /// What a reduction scales: cwnd (Linux's, the default), FlightSize (RFC 5681) or the pipe
@@ -237,6 +242,7 @@ impl Default for TcpConfig {
             rtt_model: RttModel::Linux,
             sack_rtt: true,
             grow_at_recovery_exit: true,
+            timeout_reduces_again: true,
             cwnd_validation: CwndValidation::Linux,
             ssthresh_base: SsthreshBase::Cwnd,
             slow_start_after_idle: true,

@@ -202,6 +202,8 @@ pub struct TcpSocket {
     fin_sent: bool,
     /// NewReno: only the first partial ACK of a recovery resets the timer (RFC 6582 §3.2).
     partial_ack_seen: bool,
+    /// A timeout fired since SND.UNA last advanced (Linux's `icsk_retransmits` non-zero).
+    timed_out_since_progress: bool,
     /// Send the next retransmission regardless of the window.
     retransmit_now: bool,
     cwnd_limited: bool,
@@ -312,6 +314,7 @@ impl TcpSocket {
             dupacks: 0,
             recover: 0,
             partial_ack_seen: false,
+            timed_out_since_progress: false,
             retransmit_now: false,
             lt_credit: 0,
             cwnd_limited: false,
@@ -1193,6 +1196,7 @@ impl TcpSocket {
             let payload_acked = acked.bytes - acked.fin_acked as u64;
             self.stats.bytes_acked += payload_acked;
             self.snd_una = ack;
+            self.timed_out_since_progress = false;
             self.dupacks = 0;
             self.lt_credit = 0;
             delivered += acked.newly_delivered;
@@ -1466,7 +1470,15 @@ impl TcpSocket {
                 self.stats.timeouts += 1;
                 self.rtt.on_timeout();
                 let flight = self.flight_for_reduction();
-                let reduce = matches!(self.ca, CaState::Open | CaState::Disorder);
+                // Linux's `tcp_enter_loss`: a timeout reduces ssthresh unless a reduction of
+                // this episode stands — a recovery under way, or an earlier timeout with no
+                // data acknowledged since (`icsk_retransmits`, reset when SND.UNA advances).
+                let reduce = match self.ca {
+                    CaState::Open | CaState::Disorder => true,
+                    CaState::Loss => self.cfg.timeout_reduces_again && !self.timed_out_since_progress,
+                    CaState::Cwr | CaState::Recovery => false,
+                };
+                self.timed_out_since_progress = true;
                 self.cc.on_rto(&mut self.win, now, flight, reduce);
                 self.sb.mark_all_lost();
                 self.recover = self.snd_nxt;
@@ -2079,6 +2091,42 @@ mod tests {
                 assert_eq!(h.a.cwnd(), ssthresh + step, "{recovery:?}, grow {grow}");
             }
         }
+    }
+
+    /// Linux's `tcp_enter_loss`: a second timeout of the same episode reduces ssthresh again
+    /// if data was acknowledged since the first. A window of 20 loses its 1st and 11th
+    /// segments (no fast retransmit: dupthresh 30); the timeout halves the window (ssthresh 10
+    /// segments), the 1st's retransmission is acknowledged (with the 2nd–10th, SACKed), the
+    /// 11th's first retransmission is lost too, and the second timeout takes ssthresh to half
+    /// the slow-start window (2 segments at least); with `timeout_reduces_again` off it stays.
+    #[test]
+    fn a_second_timeout_after_progress_reduces_ssthresh_again() {
+        let run = |again: bool| {
+            let c = with(|c| {
+                (c.init_cwnd, c.dupthresh, c.limited_transmit) = (20, 30, false);
+                c.timeout_reduces_again = again;
+            });
+            let mut h = Harness::new(c, c, MS);
+            let eleventh = 1 + 10 * 1460;
+            let mut sent_11th = 0;
+            h.drop = Box::new(move |dir, _, o| {
+                if dir != Dir::AtoB || o.seg.payload_len == 0 {
+                    return false;
+                }
+                if o.seg.seq == eleventh {
+                    sent_11th += 1;
+                    return sent_11th <= 2;
+                }
+                o.seg.seq == 1 && !o.retransmission
+            });
+            h.start(20 * 1460, false);
+            h.run_until(SimTime::from_secs(2));
+            assert!(h.a.all_acked());
+            assert_eq!(h.a.stats().timeouts, 2);
+            h.a.ssthresh()
+        };
+        assert_eq!(run(false), 10 * 1460, "the first timeout's reduction stands");
+        assert_eq!(run(true), 2 * 1460, "reduced again from the slow-start window");
     }
 
     /// One loss in a window of 40 (100 µs apart, 20 ms RTT). RFC 6675 sets cwnd = ssthresh at
