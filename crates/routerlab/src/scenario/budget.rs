@@ -13,7 +13,7 @@
 //! like `"64GB"`, set by the CLI's `--max-memory`/`--max-output` — and default to half of this
 //! machine's memory.
 
-use super::schema::{Topology, Workload};
+use super::schema::{ConnectMode, Incast, Topology, Workload};
 use super::{Scenario, ScenarioError};
 use crate::units::{self, SimTime};
 
@@ -251,17 +251,27 @@ fn connections(w: &Workload, shape: &Shape, sc: &Scenario) -> u64 {
             f.flows.map(u64::from).or(f.start.count().map(|n| n as u64)).unwrap_or(pairs(&f.src, &f.dst))
         }
         Workload::OnOff(o) => o.clients.map_or(pairs(&o.src, &o.dst), u64::from),
-        Workload::Incast(i) => i
-            .connections
-            .map(u64::from)
-            .or(list(&i.senders))
-            .unwrap_or(shape.hosts)
-            .saturating_mul(i.rounds.max(1) as u64),
+        // Persistent connections carry every round; with `connect = "burst"` each block opens one.
+        Workload::Incast(i) => match i.connect {
+            ConnectMode::First => incast_senders(i, shape),
+            ConnectMode::Burst => incast_blocks(i, shape),
+        },
         Workload::Permutation(p) => list(&p.hosts).unwrap_or(shape.hosts),
         Workload::Web(w) => (w.clients.0.len() as u64).saturating_mul(w.parallel as u64),
         Workload::Csv(c) => csv_lines(&c.file, sc),
         Workload::Cbr(_) => 0,
     }
+}
+
+/// An incast's connections when they persist: one per sender (or as `connections` says).
+fn incast_senders(i: &Incast, shape: &Shape) -> u64 {
+    let senders = i.senders.as_ref().map(|h| h.0.len() as u64);
+    i.connections.map(u64::from).or(senders).unwrap_or(shape.hosts)
+}
+
+/// An incast's blocks over all its rounds: the rows of `transfers`.
+fn incast_blocks(i: &Incast, shape: &Shape) -> u64 {
+    incast_senders(i, shape).saturating_mul(i.rounds.max(1) as u64)
 }
 
 /// Lines of a CSV flow list (0 if it cannot be read: the build reports that).
@@ -310,6 +320,9 @@ pub fn estimate(sc: &Scenario) -> Estimate {
             Workload::Cbr(_) => "rate",
         };
         e.add_each(format!("workload[{i}].{field}"), n, "connections", (FLOW_BYTES, RESULT_ROW_BYTES));
+        if let Workload::Incast(ic) = w {
+            e.add_each(format!("workload[{i}].rounds"), incast_blocks(ic, &s), "transfers", SMALL_ROW_BYTES);
+        }
     }
     let duration = f.run.duration.0;
     let o = &f.output;
@@ -408,6 +421,30 @@ kind = "bulk"
             assert!(errs.first().is_some_and(|e| e.starts_with(start)), "{start}: {errs:?}");
             assert!(errs[0].contains("over the limit of 1.0 GiB"), "{errs:?}");
         }
+    }
+
+    /// An incast's persistent connections carry every round: its time series samples one
+    /// row per sender, not per block; with a connection per block, one per block. (100
+    /// senders, 10 rounds, 1001 samples.)
+    #[test]
+    fn an_incast_counts_its_connections_as_it_opens_them() {
+        let incast = |connect: &str| {
+            let src = format!(
+                "[run]\nduration = \"1s\"\n[topology]\nkind = \"star\"\nsenders = 100\n\
+                 access = {{ rate = \"1Gbps\", delay = \"25us\" }}\n\
+                 bottleneck = {{ rate = \"1Gbps\", delay = \"25us\" }}\n\
+                 [[workload]]\nkind = \"incast\"\nblock = \"20000B\"\nrounds = 10\nconnect = \"{connect}\"\n\
+                 [output]\ntimeseries = \"1ms\"\n"
+            );
+            let tiny = Limits { memory: 1, output: 1 << 40 };
+            check(&src, &tiny).join("\n")
+        };
+        let persistent = incast("first");
+        // Every host may send (the estimate does not know the receiver yet): 101.
+        assert!(persistent.contains("101 connections"), "{persistent}");
+        assert!(persistent.contains("101101 timeseries rows"), "{persistent}");
+        let per_block = incast("burst");
+        assert!(per_block.contains("1010 connections"), "{per_block}");
     }
 
     #[test]
