@@ -99,6 +99,7 @@ impl Default for Transport {
             dupthresh: DupThresh::Count(d.dupthresh),
             sack: d.sack,
             limited_transmit: d.limited_transmit,
+            limited_transmit_beyond_pipe: d.limited_transmit_beyond_pipe,
             lost_retransmit_detection: d.lost_retransmit_detection,
             recovery: match d.recovery {
                 Recovery::Prr => RecoveryName::Prr,
@@ -192,6 +193,7 @@ impl Transport {
             dupthresh_from_paths: self.dupthresh == DupThresh::Paths,
             sack: self.sack,
             limited_transmit: self.limited_transmit,
+            limited_transmit_beyond_pipe: self.limited_transmit_beyond_pipe,
             lost_retransmit_detection: self.lost_retransmit_detection,
             recovery: match self.recovery {
                 RecoveryName::Prr => Recovery::Prr,

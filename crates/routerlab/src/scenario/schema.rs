@@ -770,6 +770,8 @@ pub struct Transport {
     pub dupthresh: DupThresh,
     pub sack: bool,
     pub limited_transmit: bool,
+    /// With SACK, limited transmit beyond cwnd on top of the pipe (routerlab before the option).
+    pub limited_transmit_beyond_pipe: bool,
     pub lost_retransmit_detection: bool,
     /// How the window comes down after a loss or an ECN echo.
     pub recovery: RecoveryName,

@@ -127,8 +127,13 @@ pub struct TcpConfig {
     /// Offer SACK (RFC 2018); on by default, as in Linux. Recovery is SACK-based (RFC 6675)
     /// when both ends offer it, NewReno (RFC 6582) otherwise.
     pub sack: bool,
-    /// Limited transmit (RFC 3042).
+    /// Limited transmit (RFC 3042): a new segment on each of the first two duplicate ACKs.
     pub limited_transmit: bool,
+    /// With SACK, limited transmit may also send beyond cwnd (RFC 3042's two segments), on
+    /// top of what the SACKed segments free in the pipe. Off (Linux, ns-3, RFC 6675 §5 (3)):
+    /// with SACK the pipe and cwnd alone govern it; without SACK the two segments apply either
+    /// way.
+    pub limited_transmit_beyond_pipe: bool,
     /// How the window is reduced in a recovery and after an ECN echo.
     pub recovery: Recovery,
     /// Offer the timestamps option (RFC 7323); on by default, as in Linux and ns-3. Used when
@@ -242,6 +247,7 @@ impl Default for TcpConfig {
             rtt_model: RttModel::Linux,
             sack_rtt: true,
             grow_at_recovery_exit: true,
+            limited_transmit_beyond_pipe: false,
             timeout_reduces_again: true,
             cwnd_validation: CwndValidation::Linux,
             ssthresh_base: SsthreshBase::Cwnd,

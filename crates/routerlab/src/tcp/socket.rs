@@ -1319,7 +1319,10 @@ impl TcpSocket {
                         if self.ca != CaState::Cwr {
                             self.ca = CaState::Disorder;
                         }
-                        if self.cfg.limited_transmit && self.dupacks <= 2 {
+                        // RFC 3042's segments beyond cwnd. With SACK the pipe already frees a
+                        // segment per duplicate ACK (RFC 6675 §5 (3); Linux, ns-3).
+                        let beyond_cwnd = !self.sack_ok || self.cfg.limited_transmit_beyond_pipe;
+                        if self.cfg.limited_transmit && beyond_cwnd && self.dupacks <= 2 {
                             self.lt_credit += 1;
                         }
                     }
@@ -2127,6 +2130,29 @@ mod tests {
         };
         assert_eq!(run(false), 10 * 1460, "the first timeout's reduction stands");
         assert_eq!(run(true), 2 * 1460, "reduced again from the slow-start window");
+    }
+
+    /// Limited transmit with SACK is governed by the pipe and cwnd (RFC 6675 §5 (3); Linux and
+    /// ns-3): the first duplicate ACK SACKs a segment and so frees room for one new segment.
+    /// `limited_transmit_beyond_pipe` adds RFC 3042's segment beyond cwnd on top: two.
+    #[test]
+    fn with_sack_limited_transmit_sends_what_the_pipe_frees() {
+        let sent_on_first_dupack = |beyond: bool| {
+            let c = with(|c| c.limited_transmit_beyond_pipe = beyond);
+            let mut h = Harness::new(c, c, MS);
+            h.spacing = SimTime::from_us(100);
+            h.drop = Box::new(|dir, i, o| {
+                dir == Dir::AtoB && o.seg.payload_len > 0 && i == 3 && !o.retransmission
+            });
+            h.start(40 * 1460, true);
+            h.run_until(SimTime::from_secs(1));
+            assert!(h.a.all_acked());
+            let dupack = h.log.iter().find(|s| s.dir == Dir::BtoA && !s.out.seg.sack.is_empty()).unwrap();
+            let arrival = dupack.at + MS;
+            h.data_sent().filter(|s| s.at == arrival && !s.out.retransmission).count()
+        };
+        assert_eq!(sent_on_first_dupack(false), 1);
+        assert_eq!(sent_on_first_dupack(true), 2);
     }
 
     /// One loss in a window of 40 (100 µs apart, 20 ms RTT). RFC 6675 sets cwnd = ssthresh at
