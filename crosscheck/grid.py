@@ -37,6 +37,10 @@ class TcpChoices:
     # routerlab only, NewReno: "per-ack" grows the window one step per ACK, as ns-3's
     # `TcpNewReno` does (RFC 5681 eq. 2 and 3); "bytes" by the bytes acknowledged, as Linux
     reno_increase: str = "bytes"
+    # routerlab only: with SACK, limited transmit also sends RFC 3042's segments beyond cwnd,
+    # on top of what SACKs free in the pipe (`limited_transmit_beyond_pipe`, routerlab's older
+    # model); ns-3 and Linux let the pipe and cwnd alone govern it
+    lt_beyond_pipe: bool = False
     # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
     # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
     ns3_prr: str = "ns3"
@@ -219,6 +223,12 @@ def points() -> list[Dumbbell | Incast]:
             replace(
                 p, name=f"{p.name}/ns3-reno-increase", reno_increase="per-ack", ns3_same_as=p.name
             )
+        )
+    # routerlab's older limited transmit with SACK (two new segments per early duplicate ACK);
+    # ns-3 unchanged.
+    for p in [q for q in grid if q.name in ("dumbbell-newreno-100", "dumbbell-newreno-20")]:
+        grid.append(
+            replace(p, name=f"{p.name}/lt-beyond-pipe", lt_beyond_pipe=True, ns3_same_as=p.name)
         )
     # routerlab scaling the pipe at a reduction, as ns-3's `GetSsThresh(BytesInFlight())`; ns-3
     # unchanged.

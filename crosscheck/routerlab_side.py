@@ -25,7 +25,7 @@ recovery = "prr"
 sack_rtt = false
 grow_at_recovery_exit = true
 timeout_reduces_again = true
-limited_transmit_beyond_pipe = false
+limited_transmit_beyond_pipe = {lt_beyond_pipe}
 cwnd_validation = "{cwnd_validation}"
 ssthresh_base = "{ssthresh_base}"
 lost_retransmit_detection = {lost_retransmit_detection}
@@ -59,6 +59,7 @@ def transport(p: grid.Dumbbell | grid.Incast, cc: str) -> str:
         cwnd_validation=p.cwnd_validation,
         ssthresh_base=p.ssthresh_base,
         lost_retransmit_detection=str(p.lost_retransmit_detection).lower(),
+        lt_beyond_pipe=str(p.lt_beyond_pipe).lower(),
         ecn=str(getattr(p, "ecn", False)).lower(),  # DCTCP negotiates ECN whatever this says
     )
 
