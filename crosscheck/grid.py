@@ -125,6 +125,13 @@ class Incast(TcpChoices):
         return [round(i * 20e-6 + rng.random() * 20e-6, 9) for i in range(self.senders)]
 
 
+# routerlab on ns-3's rules (the `…/ns3-tcp` variations): its RTT samples and backoff, window
+# growth on every ACK, the pipe scaled at a reduction, lost retransmissions left to the timer.
+NS3_RULES = dict(
+    rtt_model="ns3", cwnd_validation="none", ssthresh_base="pipe", lost_retransmit_detection=False
+)
+
+
 def points() -> list[Dumbbell | Incast]:
     """The grid of issue 40 (four dumbbells and eight incasts), then the variations that show
     where a difference comes from (docs/crosscheck.md): the same point with one option
@@ -247,17 +254,7 @@ def points() -> list[Dumbbell | Incast]:
         "incast-40-256pkts-200ms/delay-spread",
     ):
         p = point_in(grid, name)
-        grid.append(
-            replace(
-                p,
-                name=f"{name}/ns3-tcp",
-                rtt_model="ns3",
-                cwnd_validation="none",
-                ssthresh_base="pipe",
-                lost_retransmit_detection=False,
-                ns3_same_as=name,
-            )
-        )
+        grid.append(replace(p, name=f"{name}/ns3-tcp", ns3_same_as=name, **NS3_RULES))
     # ns-3's PRR counting as RFC 6937 does, at the 200 ms incast whose rounds differ; routerlab
     # unchanged, and with all of ns-3's rules above.
     spread = point_in(grid, "incast-40-256pkts-200ms/delay-spread")
@@ -290,12 +287,9 @@ def points() -> list[Dumbbell | Incast]:
             replace(
                 exit_,
                 name=f"{exit_.name}/ns3-tcp-per-ack",
-                rtt_model="ns3",
-                cwnd_validation="none",
-                ssthresh_base="pipe",
-                lost_retransmit_detection=False,
                 reno_increase="per-ack",
                 ns3_same_as=exit_.name,
+                **NS3_RULES,
             )
         )
     grid.append(

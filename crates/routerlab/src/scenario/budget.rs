@@ -238,7 +238,7 @@ fn shape(t: &Topology) -> Shape {
 
 /// Connections a workload opens at most (static flows; a generator's clients).
 fn connections(w: &Workload, shape: &Shape, sc: &Scenario) -> u64 {
-    let list = |l: &Option<super::values::HostList>| l.as_ref().map(|h| h.0.len() as u64);
+    let list = host_count;
     let pairs = |src, dst| match (list(src), list(dst)) {
         (None, None) => shape.default_pairs,
         (s, d) => s.unwrap_or(shape.default_pairs).max(d.unwrap_or(shape.default_pairs)),
@@ -265,8 +265,12 @@ fn connections(w: &Workload, shape: &Shape, sc: &Scenario) -> u64 {
 
 /// An incast's connections when they persist: one per sender (or as `connections` says).
 fn incast_senders(i: &Incast, shape: &Shape) -> u64 {
-    let senders = i.senders.as_ref().map(|h| h.0.len() as u64);
-    i.connections.map(u64::from).or(senders).unwrap_or(shape.hosts)
+    i.connections.map(u64::from).or(host_count(&i.senders)).unwrap_or(shape.hosts)
+}
+
+/// The hosts a workload's list names, if it names them.
+fn host_count(l: &Option<super::values::HostList>) -> Option<u64> {
+    l.as_ref().map(|h| h.0.len() as u64)
 }
 
 /// An incast's blocks over all its rounds: the rows of `transfers`.
