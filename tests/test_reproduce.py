@@ -23,10 +23,11 @@ import pytest
 
 from browser import chromium, load
 from helpers import ROOT, interrupt_while_writing, routerlab
-from routerlab import experiments
+from routerlab import reproduction
 from routerlab.experiments import incast, models, small_packet, taq_epochs
 from routerlab.experiments.stats import Estimate, mean_ci, percentile_ci
-from routerlab.experiments.verdict import (
+from routerlab.report import write_report
+from routerlab.reproduction.verdict import (
     ClaimError,
     build_verdict,
     judge,
@@ -35,7 +36,6 @@ from routerlab.experiments.verdict import (
     verdict_of,
     write_verdict,
 )
-from routerlab.report import write_report
 
 META = {"quick": True, "routerlab_version": "test", "git_commit": "abc", "seeds": [1, 2, 3]}
 
@@ -277,7 +277,7 @@ def test_an_epochs_length_is_the_time_since_the_flows_previous_epoch_ended():
             "epochs": pa.array([1, 2, 1, 1, 1], pa.uint32()),
         }
     )
-    run = experiments.Run(config=0, params={}, seed=0, summary={}, tables={"flow_epochs": epochs})
+    run = reproduction.Run(config=0, params={}, seed=0, summary={}, tables={"flow_epochs": epochs})
     length, times = taq_epochs.epoch_lengths(run, warmup_s=0.0)
     assert sorted(zip(length.tolist(), times.tolist(), strict=True)) == [
         (0.5, 1),
@@ -362,7 +362,7 @@ def test_same_experiment_same_files_and_seeds_follow_the_replicate_count(
     assert len(seeds3) == 3 and len(seeds4) == 4 and seeds4[:3] == seeds3
     assert len(set(seeds4)) == 4
     # Another experiment id gets other seeds.
-    assert experiments.replicate_seed("tiny-b", 0) not in seeds4
+    assert reproduction.replicate_seed("tiny-b", 0) not in seeds4
     for expected in ("verdict.md", "goodput.parquet", "goodput.csv", "figures/goodput_vs_n.png"):
         assert (a / expected).is_file(), expected
     assert (a / "figures/goodput_vs_n.svg").read_text().startswith("<?xml")
@@ -408,8 +408,8 @@ def test_the_results_document_is_generated_from_the_verdicts(exp_dir: Path, tmp_
 
 
 def test_the_document_takes_explanations_from_the_experiment_file_and_numbers_from_the_run():
-    from routerlab.experiments.document import with_current_prose
-    from routerlab.experiments.verdict import DIFFERS
+    from routerlab.reproduction.document import with_current_prose
+    from routerlab.reproduction.verdict import DIFFERS
 
     run = {"claims": [{"id": "a", "verdict": DIFFERS, "ours": 3.0, "explanation": None}]}
     run["claims"][0]["explanation_status"] = "unexplained"
@@ -464,8 +464,8 @@ def quick_run(exp_id: str, tmp_path: Path) -> dict[str, dict]:
     out = tmp_path / exp_id
     routerlab("reproduce", exp_id, "--quick", "--out", str(out), check=True)
     v = json.loads((out / "verdict.json").read_text())
-    assert v["quick"] is True and len(v["seeds"]) == experiments.QUICK_SEEDS
-    ids = [c["id"] for c in experiments.load(exp_id)["claim"]]
+    assert v["quick"] is True and len(v["seeds"]) == reproduction.QUICK_SEEDS
+    ids = [c["id"] for c in reproduction.load(exp_id)["claim"]]
     assert [c["id"] for c in v["claims"]] == ids, "every claim of the file is judged"
     md = (out / "verdict.md").read_text()
     for c in v["claims"]:
@@ -879,7 +879,7 @@ def test_ka_vs_endpoint_kick_ass_queues_less_than_cubic_on_drop_tail(tmp_path: P
     # Every heavy-load run is reported minute by minute, its tail beside its median.
     minutes = table("ka-vs-endpoint", "minutes", tmp_path, "scheme", "seed", "minute")
     assert {s for s, _, _ in minutes} == {s for s in heavy}
-    assert len({(s, seed) for s, seed, _ in minutes}) == len(heavy) * experiments.QUICK_SEEDS
+    assert len({(s, seed) for s, seed, _ in minutes}) == len(heavy) * reproduction.QUICK_SEEDS
     for r in minutes.values():
         assert r["median_delay_s"] <= r["p99_delay_s"]
         assert 0 <= r["long_wait_share"] <= 1
@@ -931,7 +931,7 @@ def test_ka_sensitivity_reports_both_protocols_at_every_point(tmp_path: Path):
 
 
 def test_experiments_ship_with_the_package_and_the_checkout_links_to_them(tmp_path: Path):
-    from routerlab.experiments import PACKAGED
+    from routerlab.reproduction import PACKAGED
 
     assert (ROOT / "experiments").resolve() == PACKAGED
     assert (PACKAGED / "base-incast.toml").is_file()

@@ -239,10 +239,10 @@ def test_local_pool_and_dask_cluster_give_identical_tables(tmp_path: Path, base:
 
 
 def test_reproduce_runs_on_dask_with_the_same_verdict(tmp_path: Path, dask_client):
-    from routerlab import experiments
+    from routerlab import reproduction
 
-    local = experiments.reproduce("taq-model", tmp_path / "l", quick=True, jobs=2, progress=False)
-    dask = experiments.reproduce(
+    local = reproduction.reproduce("taq-model", tmp_path / "l", quick=True, jobs=2, progress=False)
+    dask = reproduction.reproduce(
         "taq-model", tmp_path / "d", quick=True, backend="dask", client=dask_client, progress=False
     )
     assert local == dask

@@ -143,7 +143,7 @@ def print_summary(path: Path, out: Path, s: dict, timing: dict, files: list[str]
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from . import experiments
+    from . import reproduction
     from .sweeps import BackendError
 
     def fail(message: str) -> int:
@@ -151,8 +151,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return EXIT_INVALID
 
     try:
-        known = experiments.available()
-    except experiments.ExperimentError as e:
+        known = reproduction.available()
+    except reproduction.ExperimentError as e:
         return fail(str(e))
     if args.list:
         width = max((len(k) for k in known), default=0)
@@ -184,14 +184,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     # Everything that can be refused is refused before the first run.
     try:
         for exp_id, out in targets:
-            experiments.check_scenarios(known[exp_id], args.quick)
+            reproduction.check_scenarios(known[exp_id], args.quick)
             if not force:
                 AtomicDir(out).check()
-    except (experiments.ExperimentError, OutputExists) as e:
+    except (reproduction.ExperimentError, OutputExists) as e:
         return fail(str(e))
     for exp_id, out in targets:
         try:
-            verdict = experiments.reproduce(
+            verdict = reproduction.reproduce(
                 exp_id,
                 out,
                 quick=args.quick,
@@ -202,7 +202,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 backend=args.backend,
                 scheduler=args.scheduler,
             )
-        except experiments.RunFailed as e:
+        except reproduction.RunFailed as e:
             print(f"routerlab: {e}; nothing was written to {out}/", file=sys.stderr)
             return 1
         except BackendError as e:
@@ -216,7 +216,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def write_document(root: Path, runnable: dict, to: Path | None, fail, quiet=False) -> int:
     """The results document from the verdicts under `root` (default ROOT/experiments.md)."""
-    from .experiments.document import DocumentError, document
+    from .reproduction.document import DocumentError, document
 
     to = to or root / "experiments.md"
     try:

@@ -16,9 +16,9 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from .experiments.verdict import ours_text, paper_text
 from .output import write_text_atomic
 from .quantities import described, number, quantity
+from .reproduction.verdict import ours_text, paper_text
 
 #: Rows of a table shown before the rest is left to the Parquet file.
 MAX_ROWS = 200
@@ -248,7 +248,7 @@ def _markdown(text: str) -> str:
 def _verdict_notes(verdict: dict, directory: Path) -> str:
     """What follows the table: each criterion's reasoning and tolerance, the explanations of
     differing claims, and the analysis's notes, rendered."""
-    from .experiments.verdict import claim_notes
+    from .reproduction.verdict import claim_notes
 
     text = "\n".join(claim_notes(verdict))
     notes = verdict.get("notes")

@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import pyarrow as pa
 
-from . import Analysis, Run
+from ..reproduction import Analysis, Run
 from .incast import incast_goodput
 from .plots import errorbar, figure
 from .stages import stage_counter

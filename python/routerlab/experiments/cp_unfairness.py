@@ -10,7 +10,7 @@ from statistics import fmean
 
 import pyarrow as pa
 
-from . import Analysis, Run
+from ..reproduction import Analysis, Run
 from .plots import figure
 from .stages import stage_counters
 from .stats import add_row, mean_ci

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import pyarrow as pa
 
-from . import Analysis, Run
+from ..reproduction import Analysis, Run
 from .plots import errorbar, figure
 from .stats import add_row, mean_ci
 

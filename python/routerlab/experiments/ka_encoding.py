@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from .. import _core
-from . import Analysis
+from ..reproduction import Analysis
 from .plots import figure
 from .stages import stage_counter
 from .stats import Estimate, mean_ci

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from . import Analysis
+from ..reproduction import Analysis
 from .ka_common import over_threshold_share
 from .ka_mixed_heavy import (
     SILENT_ABOVE,

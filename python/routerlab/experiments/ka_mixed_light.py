@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import pyarrow as pa
 
-from . import Analysis
+from ..reproduction import Analysis
 from .ka_common import (
     SIZE_BINS,
     bin_label,

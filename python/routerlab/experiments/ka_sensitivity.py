@@ -8,7 +8,7 @@ from collections import defaultdict
 import numpy as np
 import pyarrow as pa
 
-from . import Analysis
+from ..reproduction import Analysis
 from .ka_common import link_bps
 from .ka_dynamics import SETTLE_FROM_S, link_series, rate_over_share
 from .plots import figure

@@ -9,7 +9,7 @@ from collections import defaultdict
 import numpy as np
 import pyarrow as pa
 
-from . import Analysis
+from ..reproduction import Analysis
 from .ka_common import SEGMENT_BYTES, completed_fcts, link_bps, queue_samples
 from .plots import figure
 from .stats import mean_ci

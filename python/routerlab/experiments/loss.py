@@ -7,7 +7,7 @@ from collections import defaultdict
 import numpy as np
 import pyarrow as pa
 
-from . import Analysis, Run
+from ..reproduction import Analysis, Run
 from .models import mathis, pftk
 from .plots import errorbar, figure
 from .stats import add_row, mean_ci

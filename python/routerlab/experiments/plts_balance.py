@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import Analysis, Run
+from ..reproduction import Analysis, Run
 from .plots import figure
 from .stats import add_row, mean_ci
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Run
+from ..reproduction import Run
 from .stages import stage_counters
 
 

@@ -9,7 +9,7 @@ from collections import defaultdict
 import numpy as np
 import pyarrow as pa
 
-from . import Analysis
+from ..reproduction import Analysis
 from .plots import figure
 from .sp_common import flow_groups
 from .stages import stage_counters

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from . import Run
+from ..reproduction import Run
 
 
 def stage_counters(run: Run, stage: str) -> dict[str, int]:

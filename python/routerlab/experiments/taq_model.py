@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..model import taq
-from . import Analysis, Run
+from ..reproduction import Analysis, Run
 from .plots import figure
 from .stats import Estimate, mean_ci
 

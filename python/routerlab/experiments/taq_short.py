@@ -10,7 +10,7 @@ from collections import defaultdict
 import numpy as np
 import pyarrow as pa
 
-from . import Analysis, Run
+from ..reproduction import Analysis, Run
 from .plots import figure
 from .stats import mean_ci
 

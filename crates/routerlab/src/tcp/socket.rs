@@ -1160,6 +1160,8 @@ impl TcpSocket {
 
     // ------------------------------------------------------------------ acknowledgments
 
+    /// An ACK arrived: take its SACK blocks, then advance `snd_una` or count a duplicate, detect
+    /// losses, answer an ECN echo, and let PRR set the window.
     fn process_ack(&mut self, now: SimTime, seg: &TcpSegment) {
         let ack = seg.ack;
         if ack > self.snd_nxt {
@@ -1167,180 +1169,46 @@ impl TcpSocket {
         }
         self.rwnd = seg.window as u64;
         let ece = self.ecn_ok && seg.flags.has(TcpFlags::ECE);
-        let sacked = if self.sack_ok && !seg.sack.is_empty() {
-            self.sb.apply_sack(seg.sack.as_slice())
-        } else {
-            Sacked::default()
-        };
-        let newly_sacked = sacked.bytes;
-        let sack_rtt = self.sack_rtt_sample(now, sacked.rtt_from);
-        if ack == self.snd_una
-            && let Some(r) = sack_rtt
-        {
-            // Linux takes it on any ACK that SACKs new data, a duplicate ACK included.
-            self.rtt.on_sample(r);
-        }
+        let (newly_sacked, sack_rtt) = self.take_sack_blocks(now, seg);
+        let una_before = self.snd_una;
+        let mut newly_lost = 0;
         // Payload delivered by this ACK, each byte once (newly SACKed, or acknowledged and not
         // SACKed before).
         let mut delivered = newly_sacked;
-        let una_before = self.snd_una;
-        let mut newly_lost = 0;
-
         if ack > self.snd_una {
-            let in_flight = self.sb.pipe();
-            let acked = self.sb.ack_to(ack);
-            let rtt = self.rtt_sample(now, seg, acked.rtt_from, sack_rtt);
-            if let Some(r) = rtt {
-                self.rtt.on_sample(r);
-            }
-            let payload_acked = acked.bytes - acked.fin_acked as u64;
-            self.stats.bytes_acked += payload_acked;
-            self.snd_una = ack;
-            self.timed_out_since_progress = false;
-            self.dupacks = 0;
-            self.lt_credit = 0;
-            delivered += acked.newly_delivered;
-            let sample = AckSample {
-                now,
-                delivered_bytes: delivered,
-                rtt,
-                srtt: self.rtt.srtt(),
-                min_rtt: self.rtt.min_rtt(),
-                in_flight,
-                cwnd_limited: self.cwnd_limited_now(),
-                ece,
-                snd_una: ack,
-                snd_nxt: self.snd_nxt,
-            };
-            self.cc.on_any_ack(&mut self.win, &sample);
-            let mut restart_timer = true;
-            match self.ca {
-                CaState::Recovery if ack >= self.recover => {
-                    // Full acknowledgment: leave fast recovery (RFC 6582 step 5 / RFC 6675).
-                    if !self.sack_ok {
-                        let flight = self.snd_nxt - self.snd_una;
-                        self.win.cwnd = self.win.ssthresh.min(flight.max(self.win.mss) + self.win.mss);
-                    } else {
-                        self.win.cwnd = self.win.ssthresh;
-                    }
-                    self.ca = CaState::Open;
-                    self.cc.on_recovery_exit(&mut self.win, now);
-                    // The window grows on this ACK too, from ssthresh (Linux's `tcp_cong_control`
-                    // runs after `tcp_fastretrans_alert` has left Recovery; ns-3's `ProcessAck`
-                    // likewise). Without SACK, Linux holds Recovery on an ACK of the recovery
-                    // point itself and grows only on one beyond it.
-                    if self.cfg.grow_at_recovery_exit && (self.sack_ok || ack > self.recover) {
-                        self.grow_after_reduction(&sample);
-                    }
-                }
-                CaState::Recovery => {
-                    if !self.sack_ok {
-                        // NewReno partial ACK (RFC 6582 step 4): resend the next hole at once,
-                        // deflate by what was acknowledged, add back one SMSS.
-                        self.sb.mark_lost_at(self.snd_una);
-                        self.retransmit_now = true;
-                        self.win.cwnd = self.win.cwnd.saturating_sub(acked.bytes);
-                        if acked.bytes >= self.win.mss {
-                            self.win.cwnd += self.win.mss;
-                        }
-                        self.win.cwnd = self.win.cwnd.max(self.win.mss);
-                        restart_timer = !self.partial_ack_seen;
-                        self.partial_ack_seen = true;
-                    }
-                }
-                CaState::Cwr if ack > self.ecn_high_seq => {
-                    // Something sent after the reduction began is acknowledged: CWR reached the
-                    // receiver and the reduction is over (Linux `tcp_end_cwnd_reduction`).
-                    self.win.cwnd = self.win.ssthresh;
-                    self.ca = CaState::Open;
-                    if self.cfg.grow_at_recovery_exit {
-                        self.grow_after_reduction(&sample);
-                    }
-                }
-                CaState::Cwr => {}
-                CaState::Loss => {
-                    self.cc.on_ack(&mut self.win, &sample);
-                    if ack >= self.recover {
-                        self.ca = CaState::Open;
-                    }
-                }
-                CaState::Open | CaState::Disorder => {
-                    self.ca = CaState::Open;
-                    self.cc.on_ack(&mut self.win, &sample);
-                }
-            }
-            if acked.fin_acked {
-                self.state = match self.state {
-                    State::FinWait1 => State::FinWait2,
-                    State::Closing | State::LastAck => State::Closed,
-                    s => s,
-                };
-            }
-            if restart_timer && self.cfg.rtt_model == RttModel::Ns3 {
-                self.rtt.end_backoff();
-            }
-            // RFC 6298 (5.2)/(5.3).
-            if self.sb.is_empty() {
-                self.rto_at = None;
-            } else if restart_timer {
-                self.rto_at = Some(now + self.rtt.rto());
-            }
+            delivered += self.on_new_ack(now, seg, ece, newly_sacked, sack_rtt);
         } else if ack == self.snd_una
             && seg.payload_len == 0
             && !seg.flags.has(TcpFlags::FIN)
             && !self.sb.is_empty()
         {
-            self.stats.dupacks_received += 1;
-            self.dupacks += 1;
-            let in_flight = self.sb.pipe();
-            let sample = AckSample {
-                now,
-                delivered_bytes: newly_sacked,
-                rtt: None,
-                srtt: self.rtt.srtt(),
-                min_rtt: self.rtt.min_rtt(),
-                in_flight,
-                cwnd_limited: self.cwnd_limited_now(),
-                ece,
-                snd_una: ack,
-                snd_nxt: self.snd_nxt,
-            };
-            self.cc.on_any_ack(&mut self.win, &sample);
-            match self.ca {
-                CaState::Open | CaState::Disorder | CaState::Cwr => {
-                    let sack_says_lost = self.sack_ok && {
-                        newly_lost += self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
-                        self.sb.first().is_some_and(|s| s.lost)
-                    };
-                    // RFC 6582 §3.2 step 2: only if the ACK covers more than `recover`.
-                    if (self.dupacks >= self.cfg.dupthresh || sack_says_lost) && ack > self.recover {
-                        self.on_loss_signal(now, LossSignal::DupAcks);
-                    } else {
-                        if self.ca != CaState::Cwr {
-                            self.ca = CaState::Disorder;
-                        }
-                        // RFC 3042's segments beyond cwnd. With SACK the pipe already frees a
-                        // segment per duplicate ACK (RFC 6675 §5 (3); Linux, ns-3).
-                        let beyond_cwnd = !self.sack_ok || self.cfg.limited_transmit_beyond_pipe;
-                        if self.cfg.limited_transmit && beyond_cwnd && self.dupacks <= 2 {
-                            self.lt_credit += 1;
-                        }
-                    }
-                }
-                CaState::Recovery if !self.sack_ok => {
-                    self.win.cwnd += self.win.mss; // RFC 6582 step 3: inflate
-                }
-                CaState::Recovery | CaState::Loss => {}
-            }
+            newly_lost += self.on_duplicate_ack(now, ack, ece, newly_sacked);
         }
         if self.cfg.cp {
-            for b in seg.sack.as_slice() {
-                if let Some((left, right)) = crate::mechanisms::cp::pack::decode(b) {
-                    self.stats.packs_received += 1;
-                    self.on_loss_signal(now, LossSignal::Explicit { left, right });
-                }
+            self.take_packs(now, seg);
+        }
+        newly_lost += self.mark_newly_lost();
+        self.answer_ecn_echo(now, ece);
+        if self.prr_on() && (self.ca == CaState::Cwr || (self.ca == CaState::Recovery && self.sack_ok)) {
+            self.prr_update(delivered, self.snd_una > una_before, newly_lost > 0);
+        }
+    }
+
+    /// CP's PACKs: SACK blocks that name a range whose payload a router cut.
+    fn take_packs(&mut self, now: SimTime, seg: &TcpSegment) {
+        for b in seg.sack.as_slice() {
+            if let Some((left, right)) = crate::mechanisms::cp::pack::decode(b) {
+                self.stats.packs_received += 1;
+                self.on_loss_signal(now, LossSignal::Explicit { left, right });
             }
         }
+    }
+
+    /// What the scoreboard now shows lost: in a recovery, segments SACKs have passed; in a
+    /// recovery or after a timeout, retransmissions sent before data SACKed since. Returns how
+    /// many were newly marked.
+    fn mark_newly_lost(&mut self) -> usize {
+        let mut newly_lost = 0;
         if self.sack_ok && self.ca == CaState::Recovery {
             newly_lost += self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
         }
@@ -1352,9 +1220,193 @@ impl TcpSocket {
             self.stats.lost_retransmissions += n as u64;
             newly_lost += n;
         }
-        // ECN (RFC 3168 §6.1.2): reduce at most once per window, not during recovery. The ACK
-        // must cover data sent after the last reduction: ACKs up to `ecn_high_seq` may still
-        // echo marks the receiver saw before our CWR reached it.
+        newly_lost
+    }
+
+    /// The ACK's SACK blocks onto the scoreboard: the bytes newly SACKed, and an RTT sample
+    /// from them, taken at once on a duplicate ACK (Linux takes it on any ACK that SACKs new
+    /// data).
+    fn take_sack_blocks(&mut self, now: SimTime, seg: &TcpSegment) -> (u64, Option<SimTime>) {
+        let sacked = if self.sack_ok && !seg.sack.is_empty() {
+            self.sb.apply_sack(seg.sack.as_slice())
+        } else {
+            Sacked::default()
+        };
+        let sack_rtt = self.sack_rtt_sample(now, sacked.rtt_from);
+        if seg.ack == self.snd_una
+            && let Some(r) = sack_rtt
+        {
+            self.rtt.on_sample(r);
+        }
+        (sacked.bytes, sack_rtt)
+    }
+
+    /// What the congestion controller hears of an ACK.
+    fn ack_sample(
+        &self,
+        now: SimTime,
+        delivered: u64,
+        rtt: Option<SimTime>,
+        in_flight: u64,
+        ece: bool,
+    ) -> AckSample {
+        AckSample {
+            now,
+            delivered_bytes: delivered,
+            rtt,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            in_flight,
+            cwnd_limited: self.cwnd_limited_now(),
+            ece,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+        }
+    }
+
+    /// An ACK that advances `snd_una`: an RTT sample, the window grown or a recovery ended,
+    /// the retransmission timer restarted. Returns the bytes it newly delivered beyond those
+    /// it SACKed (`newly_sacked`).
+    fn on_new_ack(
+        &mut self,
+        now: SimTime,
+        seg: &TcpSegment,
+        ece: bool,
+        newly_sacked: u64,
+        sack_rtt: Option<SimTime>,
+    ) -> u64 {
+        let ack = seg.ack;
+        let in_flight = self.sb.pipe();
+        let acked = self.sb.ack_to(ack);
+        let rtt = self.rtt_sample(now, seg, acked.rtt_from, sack_rtt);
+        if let Some(r) = rtt {
+            self.rtt.on_sample(r);
+        }
+        let payload_acked = acked.bytes - acked.fin_acked as u64;
+        self.stats.bytes_acked += payload_acked;
+        self.snd_una = ack;
+        self.timed_out_since_progress = false;
+        self.dupacks = 0;
+        self.lt_credit = 0;
+        let sample = self.ack_sample(now, newly_sacked + acked.newly_delivered, rtt, in_flight, ece);
+        self.cc.on_any_ack(&mut self.win, &sample);
+        let mut restart_timer = true;
+        match self.ca {
+            CaState::Recovery if ack >= self.recover => {
+                // Full acknowledgment: leave fast recovery (RFC 6582 step 5 / RFC 6675).
+                if !self.sack_ok {
+                    let flight = self.snd_nxt - self.snd_una;
+                    self.win.cwnd = self.win.ssthresh.min(flight.max(self.win.mss) + self.win.mss);
+                } else {
+                    self.win.cwnd = self.win.ssthresh;
+                }
+                self.ca = CaState::Open;
+                self.cc.on_recovery_exit(&mut self.win, now);
+                // The window grows on this ACK too, from ssthresh (Linux's `tcp_cong_control`
+                // runs after `tcp_fastretrans_alert` has left Recovery; ns-3's `ProcessAck`
+                // likewise). Without SACK, Linux holds Recovery on an ACK of the recovery
+                // point itself and grows only on one beyond it.
+                if self.cfg.grow_at_recovery_exit && (self.sack_ok || ack > self.recover) {
+                    self.grow_after_reduction(&sample);
+                }
+            }
+            CaState::Recovery => {
+                if !self.sack_ok {
+                    // NewReno partial ACK (RFC 6582 step 4): resend the next hole at once,
+                    // deflate by what was acknowledged, add back one SMSS.
+                    self.sb.mark_lost_at(self.snd_una);
+                    self.retransmit_now = true;
+                    self.win.cwnd = self.win.cwnd.saturating_sub(acked.bytes);
+                    if acked.bytes >= self.win.mss {
+                        self.win.cwnd += self.win.mss;
+                    }
+                    self.win.cwnd = self.win.cwnd.max(self.win.mss);
+                    restart_timer = !self.partial_ack_seen;
+                    self.partial_ack_seen = true;
+                }
+            }
+            CaState::Cwr if ack > self.ecn_high_seq => {
+                // Something sent after the reduction began is acknowledged: CWR reached the
+                // receiver and the reduction is over (Linux `tcp_end_cwnd_reduction`).
+                self.win.cwnd = self.win.ssthresh;
+                self.ca = CaState::Open;
+                if self.cfg.grow_at_recovery_exit {
+                    self.grow_after_reduction(&sample);
+                }
+            }
+            CaState::Cwr => {}
+            CaState::Loss => {
+                self.cc.on_ack(&mut self.win, &sample);
+                if ack >= self.recover {
+                    self.ca = CaState::Open;
+                }
+            }
+            CaState::Open | CaState::Disorder => {
+                self.ca = CaState::Open;
+                self.cc.on_ack(&mut self.win, &sample);
+            }
+        }
+        if acked.fin_acked {
+            self.state = match self.state {
+                State::FinWait1 => State::FinWait2,
+                State::Closing | State::LastAck => State::Closed,
+                s => s,
+            };
+        }
+        if restart_timer && self.cfg.rtt_model == RttModel::Ns3 {
+            self.rtt.end_backoff();
+        }
+        // RFC 6298 (5.2)/(5.3).
+        if self.sb.is_empty() {
+            self.rto_at = None;
+        } else if restart_timer {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+        acked.newly_delivered
+    }
+
+    /// A duplicate ACK: limited transmit, or the loss signal that starts a recovery, or (NewReno
+    /// without SACK) the window inflated. Returns the segments SACKs newly mark lost.
+    fn on_duplicate_ack(&mut self, now: SimTime, ack: u64, ece: bool, newly_sacked: u64) -> usize {
+        self.stats.dupacks_received += 1;
+        self.dupacks += 1;
+        let mut newly_lost = 0;
+        let in_flight = self.sb.pipe();
+        let sample = self.ack_sample(now, newly_sacked, None, in_flight, ece);
+        self.cc.on_any_ack(&mut self.win, &sample);
+        match self.ca {
+            CaState::Open | CaState::Disorder | CaState::Cwr => {
+                let sack_says_lost = self.sack_ok && {
+                    newly_lost += self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
+                    self.sb.first().is_some_and(|s| s.lost)
+                };
+                // RFC 6582 §3.2 step 2: only if the ACK covers more than `recover`.
+                if (self.dupacks >= self.cfg.dupthresh || sack_says_lost) && ack > self.recover {
+                    self.on_loss_signal(now, LossSignal::DupAcks);
+                } else {
+                    if self.ca != CaState::Cwr {
+                        self.ca = CaState::Disorder;
+                    }
+                    // RFC 3042's segments beyond cwnd. With SACK the pipe already frees a
+                    // segment per duplicate ACK (RFC 6675 §5 (3); Linux, ns-3).
+                    let beyond_cwnd = !self.sack_ok || self.cfg.limited_transmit_beyond_pipe;
+                    if self.cfg.limited_transmit && beyond_cwnd && self.dupacks <= 2 {
+                        self.lt_credit += 1;
+                    }
+                }
+            }
+            CaState::Recovery if !self.sack_ok => {
+                self.win.cwnd += self.win.mss; // RFC 6582 step 3: inflate
+            }
+            CaState::Recovery | CaState::Loss => {}
+        }
+        newly_lost
+    }
+
+    /// ECN (RFC 3168 §6.1.2): reduce at most once per window, not during recovery. The ACK
+    /// must cover data sent after the last reduction: ACKs up to `ecn_high_seq` may still
+    /// echo marks the receiver saw before our CWR reached it.
+    fn answer_ecn_echo(&mut self, now: SimTime, ece: bool) {
         if ece && matches!(self.ca, CaState::Open | CaState::Disorder) && self.snd_una > self.ecn_high_seq {
             let flight = self.flight_for_reduction();
             let prior_cwnd = self.win.cwnd;
@@ -1368,9 +1420,6 @@ impl TcpSocket {
                 }
             }
             self.ecn_high_seq = self.snd_nxt;
-        }
-        if self.prr_on() && (self.ca == CaState::Cwr || (self.ca == CaState::Recovery && self.sack_ok)) {
-            self.prr_update(delivered, self.snd_una > una_before, newly_lost > 0);
         }
     }
 

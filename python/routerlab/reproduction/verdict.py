@@ -27,7 +27,7 @@ import json
 import math
 from pathlib import Path
 
-from .stats import Estimate
+from ..experiments.stats import Estimate
 
 CLAIM_KEYS = {
     "id",

@@ -1,0 +1,312 @@
+"""Reproductions: `routerlab reproduce ID [--quick] [--seeds N] [--out DIR] [--force]`.
+
+An experiment is defined in ``experiments/ID.toml`` (the repository's top-level folder):
+
+- a scenario ``template`` (TOML with ``$name`` placeholders, filled from ``constants`` and
+  the grid),
+- a parameter ``grid`` (lists are crossed, scalars are constant) and a smaller ``[quick]``
+  grid for the test suite,
+- the ``claim``s it checks — each with the paper's statement, source and number, the
+  *quantity* our analysis computes, and an operational *criterion* written before running —
+- optional ``variants``: for a grid key whose values name configurations rather than
+  numbers (``scheme = ["tcp-200ms", "cp"]``), a table per value of the placeholders it sets
+  (``[variants.scheme.cp] queue = '...'``; these may use the placeholders of the constants,
+  the grid and the other variants),
+- and the name of its ``analysis`` module (``routerlab.experiments.<analysis>``), which turns
+  the runs into tables, quantities and figures.
+
+Every configuration runs once per replicate; replicate i's seed derives from the experiment id
+and i alone, so a rerun (anywhere) gives identical results, and the same seeds are used across
+configurations (common random numbers). Runs go to a sweep backend: a process pool over the
+local cores by default, or a Dask cluster.
+The output directory is written atomically: tables (Parquet + CSV), figures (PNG + SVG), the
+exact scenarios run, and ``verdict.json`` / ``verdict.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import itertools
+import json
+import os
+import string
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import _core
+from ..experiments.stats import Estimate
+from ..output import AtomicDir, write_table
+from .verdict import ClaimError, build_verdict, check_claims, write_verdict
+
+#: Replicates of a full run and of a quick run (REPRODUCTIONS.md: at least 10 and 3).
+FULL_SEEDS = 10
+QUICK_SEEDS = 3
+
+
+#: The experiment files shipped with the package (the checkout's `experiments/` links here).
+PACKAGED = Path(__file__).resolve().parent.parent / "experiments" / "toml"
+
+
+def experiments_dir() -> Path:
+    """$ROUTERLAB_EXPERIMENTS, else `experiments/` of the working directory, else the files
+    shipped with the package (so that an installed wheel reproduces too)."""
+    env = os.environ.get("ROUTERLAB_EXPERIMENTS")
+    if env:
+        return Path(env)
+    cwd = Path.cwd() / "experiments"
+    if cwd.is_dir():
+        return cwd
+    return PACKAGED
+
+
+#: Keys of an experiment file: required, then optional.
+REQUIRED_KEYS = {"id", "title", "sources", "analysis", "scenario", "grid", "claim"}
+OPTIONAL_KEYS = {"constants", "quick", "variants", "doc"}
+#: Keys of an experiment's `[doc]`: its prose in the results document (`document.py`).
+DOC_KEYS = {"summary", "discussion", "discussion_as_of"}
+
+
+class ExperimentError(Exception):
+    """An experiment file that cannot be run as written."""
+
+
+class RunFailed(Exception):
+    """One of an experiment's runs failed (raised, or killed its worker process)."""
+
+
+def available() -> dict[str, dict]:
+    """Every experiment definition, by id (the file's stem)."""
+    return {f.stem: _read(f) for f in sorted(experiments_dir().glob("*.toml"))}
+
+
+def load(exp_id: str) -> dict:
+    path = experiments_dir() / f"{exp_id}.toml"
+    if not path.is_file():
+        known = ", ".join(sorted(available())) or "none"
+        raise ExperimentError(f"no experiment {exp_id!r} (known: {known})")
+    return _read(path)
+
+
+def _read(path: Path) -> dict:
+    """Parse and check an experiment file; every problem names the file and the key."""
+    try:
+        exp = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ExperimentError(f"{path}: {e}") from None
+    missing = REQUIRED_KEYS - set(exp)
+    unknown = set(exp) - REQUIRED_KEYS - OPTIONAL_KEYS
+    if missing or unknown:
+        raise ExperimentError(
+            f"{path}: missing keys {sorted(missing)}, unknown keys {sorted(unknown)}"
+        )
+    if exp["id"] != path.stem:
+        raise ExperimentError(f"{path}: id is {exp['id']!r}, expected {path.stem!r}")
+    if "template" not in exp["scenario"]:
+        raise ExperimentError(f"{path}: scenario.template is missing")
+    unknown_doc = set(exp.get("doc", {})) - DOC_KEYS
+    if unknown_doc:
+        raise ExperimentError(f"{path}: unknown keys in doc: {sorted(unknown_doc)}")
+    unknown_quick = set(exp.get("quick", {})) - {"grid"}
+    if unknown_quick:
+        raise ExperimentError(f"{path}: unknown keys in quick: {sorted(unknown_quick)}")
+    for key, table in exp.get("variants", {}).items():
+        grids = (exp["grid"], exp.get("quick", {}).get("grid", {}))
+        values = {str(v) for g in grids for v in _as_list(g.get(key, []))}
+        missing = sorted(values - set(table))
+        if missing:
+            raise ExperimentError(f"{path}: variants.{key} has no entry for {missing}")
+    try:
+        check_claims(exp)
+    except ClaimError as e:
+        raise ExperimentError(f"{path}: {e}") from None
+    exp["_path"] = str(path)
+    return exp
+
+
+def replicate_seed(exp_id: str, i: int) -> int:
+    """Seed of replicate i: a hash of the experiment id and i (63 bits)."""
+    return int.from_bytes(hashlib.sha256(f"{exp_id}/{i}".encode()).digest()[:8], "big") >> 1
+
+
+def grid(exp: dict, quick: bool) -> list[dict]:
+    """The configurations: the cross product of the grid's list values."""
+    g = dict(exp.get("grid", {}))
+    if quick:
+        g.update(exp.get("quick", {}).get("grid", {}))
+    keys = sorted(g)
+    lists = [_as_list(g[k]) for k in keys]
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*lists)]
+
+
+def _as_list(v) -> list:
+    """A grid value as the list of values it stands for (a scalar is constant)."""
+    return v if isinstance(v, list) else [v]
+
+
+def render(exp: dict, params: dict) -> str:
+    """The scenario text of one configuration."""
+    values = {k: _toml_text(v) for k, v in {**exp.get("constants", {}), **params}.items()}
+    chosen = {}
+    for key, table in exp.get("variants", {}).items():
+        if key in params:
+            chosen.update({name: _toml_text(v) for name, v in table[str(params[key])].items()})
+    values.update(chosen)
+    # Variant values may use each other's placeholders: substitute until nothing changes.
+    for _ in range(len(chosen) + 1):
+        done = {k: string.Template(v).safe_substitute(values) for k, v in chosen.items()}
+        if done == chosen:
+            break
+        chosen = done
+        values.update(chosen)
+    try:
+        return string.Template(exp["scenario"]["template"]).substitute(
+            {k: _toml_text(v) for k, v in values.items()}
+        )
+    except (KeyError, ValueError) as e:
+        raise ExperimentError(f"{exp['id']}: the template's placeholder {e} has no value") from None
+
+
+def check_scenarios(exp: dict, quick: bool) -> None:
+    """Every configuration's scenario is valid, before anything runs."""
+    for params in grid(exp, quick):
+        problems = _core.check(render(exp, params), str(experiments_dir()))
+        if problems:
+            raise ExperimentError(
+                f"{exp['id']}, configuration {json.dumps(params, sort_keys=True)}: "
+                + "; ".join(problems)
+            )
+
+
+def _toml_text(v) -> str:
+    """A value as it reads inside TOML (booleans lowercase; strings bare, the template quotes)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+@dataclass
+class Run:
+    """One simulation of one configuration with one seed, as the analysis sees it."""
+
+    config: int
+    params: dict
+    seed: int
+    summary: dict
+    tables: dict = field(default_factory=dict)
+
+
+def _run_one(job: tuple[int, dict, str, int]) -> Run:
+    config, params, text, seed = job
+    from ..runner import simulate
+
+    r = simulate(text, seed=seed, progress=False)
+    tables = {"flows": r.flows, "links": r.links}
+    if r.transfers is not None:
+        tables["transfers"] = r.transfers
+    tables.update(r.extra_tables)
+    return Run(config=config, params=params, seed=seed, summary=r.summary, tables=tables)
+
+
+@dataclass
+class Analysis:
+    """What an experiment's analysis module returns."""
+
+    quantities: dict[str, Estimate]
+    tables: dict = field(default_factory=dict)
+    figures: list = field(default_factory=list)  # callables fig(directory) -> list of file names
+    notes: str = ""
+
+
+def _run_batch(jobs: list[tuple[int, dict, str, int]]) -> list[Run]:
+    return [_run_one(j) for j in jobs]
+
+
+def run_all(
+    exp: dict,
+    quick: bool,
+    seeds: int,
+    jobs: int | None = None,
+    progress: bool | None = None,
+    backend: str = "local",
+    client=None,
+    scheduler: str | None = None,
+) -> list[Run]:
+    """Every run of the experiment, in (configuration, replicate) order, on a sweep backend
+    (`routerlab.sweeps.backends`: the local pool, or Dask)."""
+    from ..sweeps import backends
+
+    configs = grid(exp, quick)
+    seed_list = [replicate_seed(exp["id"], i) for i in range(seeds)]
+    work = [(ci, p, render(exp, p), s) for ci, p in enumerate(configs) for s in seed_list]
+    bar = backends.progress_bar(len(work), exp["id"], progress, leave=False)
+    done: dict[int, list[Run]] = {}
+    results = backends.run_batched(_run_batch, work, backend, jobs, client, scheduler)
+    try:
+        with contextlib.closing(results):
+            for first, batch, runs in results:
+                if isinstance(runs, BaseException):
+                    ci, params, _, seed = batch[0]
+                    raise RunFailed(
+                        f"{exp['id']}: a run failed (configuration {ci} {params}, seed {seed}"
+                        f"{' or the others of its batch' if len(batch) > 1 else ''}): "
+                        f"{type(runs).__name__}: {runs}"
+                    ) from runs
+                done[first] = runs
+                if bar:
+                    bar.update(len(runs))
+    finally:
+        if bar:
+            bar.close()
+    return [r for i in sorted(done) for r in done[i]]
+
+
+def reproduce(
+    exp_id: str,
+    out: Path,
+    quick: bool = False,
+    seeds: int | None = None,
+    force: bool = False,
+    jobs: int | None = None,
+    progress: bool | None = None,
+    backend: str = "local",
+    client=None,
+    scheduler: str | None = None,
+) -> dict:
+    """Run an experiment and write its directory; returns the verdict. ``backend``, ``client``
+    and ``scheduler`` choose where the runs execute (see `routerlab.sweeps.backends`)."""
+    exp = load(exp_id)
+    seeds = seeds or (QUICK_SEEDS if quick else FULL_SEEDS)
+    check_scenarios(exp, quick)
+    with AtomicDir(Path(out), force=force) as d:
+        runs = run_all(exp, quick, seeds, jobs, progress, backend, client, scheduler)
+        module = importlib.import_module(f"..experiments.{exp['analysis']}", __package__)
+        analysis: Analysis = module.analyze(exp, runs, quick)
+        meta = {
+            "quick": quick,
+            "routerlab_version": _core.version(),
+            "git_commit": _core.git_commit(),
+            "seeds": [replicate_seed(exp_id, i) for i in range(seeds)],
+        }
+        verdict = build_verdict(exp, analysis.quantities, meta)
+        verdict["notes"] = analysis.notes.strip()
+        for name, t in sorted(analysis.tables.items()):
+            write_table(d.path, name, t)
+        figdir = d.path / "figures"
+        figdir.mkdir()
+        for fig in analysis.figures:
+            fig(figdir)
+        sdir = d.path / "scenarios"
+        sdir.mkdir()
+        for ci, p in enumerate(grid(exp, quick)):
+            (sdir / f"config{ci:02d}.toml").write_text(
+                f"# {exp_id}, configuration {ci}: {json.dumps(p, sort_keys=True)}\n"
+                f"# run with seeds {meta['seeds']} (routerlab run FILE --seed SEED)\n"
+                + render(exp, p)
+            )
+        (d.path / "experiment.toml").write_text(Path(exp["_path"]).read_text())
+        write_verdict(d.path, verdict, analysis.notes)
+        d.commit()
+    return verdict
