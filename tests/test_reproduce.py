@@ -10,6 +10,7 @@ direction of an effect that theory and the paper agree on. None reads a verdict 
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 import os
@@ -673,6 +674,16 @@ def test_taq_fairness_capacity_taq_is_fairer_than_drop_tail_at_the_smallest_shar
     for cap in {c for c, _, _ in rows}:
         n = str(max(int(n) for c, _, n in rows if c == cap))
         assert rows[cap, "taq", n]["jain20"] > rows[cap, "droptail", n]["jain20"], cap
+
+
+def test_points_of_equal_share_are_ordered_by_name_whatever_order_they_come_in():
+    from routerlab.experiments.taq_fairness_capacity import by_share
+
+    share = {"3mbps-30": 100e3, "300kbps-3": 100e3, "3mbps-60": 50e3}.get
+    orders = [
+        by_share(p, share) for p in itertools.permutations(["3mbps-30", "3mbps-60", "300kbps-3"])
+    ]
+    assert all(o == ["300kbps-3", "3mbps-30", "3mbps-60"] for o in orders)
 
 
 def test_taq_model_loss_and_the_models_idle_share_rise_with_the_flows(tmp_path: Path):

@@ -5,6 +5,7 @@ capacities)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 
 import pyarrow as pa
 
@@ -20,6 +21,13 @@ from .small_packet import (
 from .stats import mean_ci
 
 
+def by_share(points: Iterable[str], share_bps: Callable[[str], float]) -> list[str]:
+    """Points from the largest fair share to the smallest; points of equal share (the same
+    share at two capacities) in name order, so that the table's rows do not follow a set's
+    order, which changes from process to process."""
+    return sorted(sorted(points), key=share_bps, reverse=True)
+
+
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     c = exp["constants"]
     points = exp["variants"]["point"]
@@ -33,7 +41,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         key = (r.params["point"], r.params["queue"])
         metric["jain20"][key][r.seed] = r.summary["jain_short_mean"]
         metric["utilization"][key][r.seed] = bottleneck_utilization(r)
-    run_points = sorted({p for p, _ in metric["jain20"]}, key=share_bps, reverse=True)
+    run_points = by_share({p for p, _ in metric["jain20"]}, share_bps)
     queues = [q for q in exp["grid"]["queue"] if any(k[1] == q for k in metric["jain20"])]
     seeds = sorted(next(iter(metric["jain20"].values())))
     run_caps = {point_capacity(p) for p in run_points}
