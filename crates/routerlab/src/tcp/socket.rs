@@ -1182,7 +1182,7 @@ impl TcpSocket {
             && !seg.flags.has(TcpFlags::FIN)
             && !self.sb.is_empty()
         {
-            newly_lost += self.on_duplicate_ack(now, ack, ece, newly_sacked);
+            newly_lost += self.on_duplicate_ack(now, ece, newly_sacked);
         }
         if self.cfg.cp {
             self.take_packs(now, seg);
@@ -1367,7 +1367,7 @@ impl TcpSocket {
 
     /// A duplicate ACK: limited transmit, or the loss signal that starts a recovery, or (NewReno
     /// without SACK) the window inflated. Returns the segments SACKs newly mark lost.
-    fn on_duplicate_ack(&mut self, now: SimTime, ack: u64, ece: bool, newly_sacked: u64) -> usize {
+    fn on_duplicate_ack(&mut self, now: SimTime, ece: bool, newly_sacked: u64) -> usize {
         self.stats.dupacks_received += 1;
         self.dupacks += 1;
         let mut newly_lost = 0;
@@ -1380,8 +1380,8 @@ impl TcpSocket {
                     newly_lost += self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
                     self.sb.first().is_some_and(|s| s.lost)
                 };
-                // RFC 6582 §3.2 step 2: only if the ACK covers more than `recover`.
-                if (self.dupacks >= self.cfg.dupthresh || sack_says_lost) && ack > self.recover {
+                // RFC 6582 §3.2 step 2: only if the ACK (here SND.UNA) covers more than `recover`.
+                if (self.dupacks >= self.cfg.dupthresh || sack_says_lost) && self.snd_una > self.recover {
                     self.on_loss_signal(now, LossSignal::DupAcks);
                 } else {
                     if self.ca != CaState::Cwr {
