@@ -25,6 +25,7 @@ recovery = "prr"
 sack_rtt = false
 grow_at_recovery_exit = true
 timeout_reduces_again = true
+frto = false
 limited_transmit_beyond_pipe = {lt_beyond_pipe}
 cwnd_validation = "{cwnd_validation}"
 ssthresh_base = "{ssthresh_base}"

@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 import os
+import re
 from html import escape
 from itertools import pairwise
 from pathlib import Path
@@ -429,6 +430,19 @@ def test_a_rerun_replaces_the_results_in_the_default_directory(exp_dir: Path, tm
     (default / "marker").write_text("earlier result")
     routerlab("reproduce", "tiny-a", "--seeds", "2", check=True, cwd=tmp_path)
     assert not (default / "marker").exists() and (default / "verdict.json").exists()
+
+
+def test_every_experiment_states_every_transport_default_that_changed():
+    """CHANGELOG.md names each transport default that changed (`transport.<option> = ...`);
+    every experiment must state each of them, so that no changed default moves its numbers."""
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    changed = changelog.split("### Defaults changed")[1].split("\n### ")[0]
+    options = sorted(set(re.findall(r"`transport\.([a-z_]+) =", changed)))
+    assert "frto" in options and "timestamps" in options
+    for path in sorted((ROOT / "experiments").glob("*.toml")):
+        text = path.read_text()
+        missing = [o for o in options if not re.search(rf"^\s*{o}\s*=", text, re.M)]
+        assert not missing, f"{path.name} leaves {missing} to the defaults"
 
 
 def test_refusals_come_before_anything_runs(exp_dir: Path, tmp_path: Path):

@@ -26,7 +26,7 @@ def run_rows(s: dict) -> list[tuple[str, str]]:
     rows += [
         ("drops", f"{s['drops']}"),
         ("retransmissions", f"{s['retransmissions']}"),
-        ("timeouts", f"{s['timeouts']}" + _syn_timeouts(s)),
+        ("timeouts", f"{s['timeouts']}" + _spurious_timeouts(s) + _syn_timeouts(s)),
     ]
     return rows
 
@@ -49,6 +49,12 @@ def _goodput(s: dict) -> str:
     if rate is not None and active < 0.95 * s["sim_seconds"]:
         text += f"; {rate_text(rate)} over the {active:.3g} s data moved"
     return text
+
+
+def _spurious_timeouts(s: dict) -> str:
+    """How many of the data timeouts F-RTO found spurious and undid, when there were any."""
+    n = s.get("spurious_timeouts", 0)
+    return f" ({n} found spurious and undone)" if n else ""
 
 
 def _syn_timeouts(s: dict) -> str:

@@ -209,6 +209,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
     summary.set_item("active_goodput_bps", s.active_goodput_bps)?;
     summary.set_item("retransmissions", s.retransmissions)?;
     summary.set_item("timeouts", s.timeouts)?;
+    summary.set_item("spurious_timeouts", s.spurious_timeouts)?;
     summary.set_item("syn_timeouts", s.syn_timeouts)?;
     summary.set_item("jain_short_mean", s.jain_short_mean)?;
 
@@ -229,6 +230,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         spurious_retransmissions,
         fast_recoveries,
         timeouts,
+        spurious_timeouts,
         syn_timeouts,
         loss_detection_s,
         retransmitted_segments,

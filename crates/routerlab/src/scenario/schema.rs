@@ -786,6 +786,8 @@ pub struct Transport {
     pub grow_at_recovery_exit: bool,
     /// A later timeout of the same episode reduces ssthresh again after progress (Linux).
     pub timeout_reduces_again: bool,
+    /// F-RTO (RFC 5682): detect a spurious timeout and undo its reduction (Linux).
+    pub frto: bool,
     /// When the window may grow: `"linux"`, `"last-send"` or `"none"`.
     pub cwnd_validation: CwndValidationName,
     /// What a reduction scales: `"cwnd"` (Linux), `"flight"` (RFC 5681) or `"pipe"` (ns-3).

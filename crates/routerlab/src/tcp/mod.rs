@@ -158,6 +158,13 @@ pub struct TcpConfig {
     /// SND.UNA advances; ns-3 reduces it when the segment at the head was not retransmitted).
     /// Off: only the first timeout of an episode reduces it.
     pub timeout_reduces_again: bool,
+    /// F-RTO (RFC 5682, the SACK-enhanced variant as Linux's `tcp_process_loss`, `tcp_frto`
+    /// 2 by default): after a timeout, the first ACK that advances SND.UNA sends new data
+    /// instead of retransmissions, and an ACK or SACK of a segment sent before the timeout and
+    /// never retransmitted shows the timeout spurious — the window and ssthresh come back to
+    /// where they were (`tcp_try_undo_loss`, `tcp_undo_cwnd_reduction`) and nothing more is
+    /// resent. Off: every timeout is taken as real (RFC 5681; ns-2's and ns-3's TCP).
+    pub frto: bool,
     /// When the window may grow (Linux's rule by default).
     pub cwnd_validation: CwndValidation,
     /// What a reduction scales: cwnd (Linux's, the default), FlightSize (RFC 5681) or the pipe
@@ -249,6 +256,7 @@ impl Default for TcpConfig {
             grow_at_recovery_exit: true,
             limited_transmit_beyond_pipe: false,
             timeout_reduces_again: true,
+            frto: true,
             cwnd_validation: CwndValidation::Linux,
             ssthresh_base: SsthreshBase::Cwnd,
             slow_start_after_idle: true,

@@ -114,6 +114,10 @@ pub struct Acked {
     /// were delivered earlier), if no newly acknowledged segment was ever retransmitted (Karn's
     /// rule: otherwise no RTT sample). Linux's `first_ackt` in `tcp_clean_rtx_queue`.
     pub rtt_from: Option<SimTime>,
+    /// End of the oldest newly acknowledged segment that was neither SACKed before nor ever
+    /// retransmitted: an original transmission reached the receiver (F-RTO's test of a
+    /// timeout, Linux's `FLAG_ORIG_SACK_ACKED` in `tcp_clean_rtx_queue`).
+    pub orig_end: Option<u64>,
     pub fin_acked: bool,
 }
 
@@ -126,6 +130,9 @@ pub struct Sacked {
     /// sample's origin, as Linux's `first_sackt` (`tcp_sacktag_one`), which `tcp_ack_update_rtt`
     /// uses when the cumulative ACK gives none.
     pub rtt_from: Option<SimTime>,
+    /// The lowest end among the newly SACKed segments never retransmitted (as
+    /// [`Acked::orig_end`]; Linux's `tcp_sacktag_one`).
+    pub orig_end: Option<u64>,
 }
 
 /// A retransmission still to be checked by lost-retransmission detection: the segment it
@@ -274,6 +281,7 @@ impl Scoreboard {
                     karn_ok = false;
                 } else if out.rtt_from.is_none() && !front.has(Entry::SACKED) {
                     out.rtt_from = Some(front.first_sent_at);
+                    out.orig_end = Some(end);
                 }
                 self.retx_hint = self.retx_hint.saturating_sub(1);
                 self.lost_hint = self.lost_hint.saturating_sub(1);
@@ -311,6 +319,7 @@ impl Scoreboard {
     pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> Sacked {
         let mut newly = 0;
         let mut rtt_from: Option<SimTime> = None;
+        let mut orig_end: Option<u64> = None;
         for b in blocks {
             let cached = &self.sack_cache[..self.sack_cached];
             // A block the last ACK reported too (most of a recovery's blocks) has nothing new.
@@ -357,8 +366,11 @@ impl Scoreboard {
                             (self.high_sacked, self.high_sacked_at) = (end, i);
                         }
                         newly += end - start - s.has(Entry::FIN) as u64;
-                        if s.tx_count == 1 && rtt_from.is_none_or(|t| s.first_sent_at < t) {
-                            rtt_from = Some(s.first_sent_at);
+                        if s.tx_count == 1 {
+                            if rtt_from.is_none_or(|t| s.first_sent_at < t) {
+                                rtt_from = Some(s.first_sent_at);
+                            }
+                            orig_end = Some(orig_end.map_or(end, |e| e.min(end)));
                         }
                     }
                     (i, start) = (i + 1, end);
@@ -369,7 +381,7 @@ impl Scoreboard {
         if newly > 0 {
             self.lost_marks_current = None;
         }
-        Sacked { bytes: newly, rtt_from }
+        Sacked { bytes: newly, rtt_from, orig_end }
     }
 
     /// The index of the highest SACKed segment (there is one): the hint, checked.
@@ -530,6 +542,24 @@ impl Scoreboard {
         self.pipe = 0;
         self.retx_hint = 0;
         self.lost_hint = self.segs.len();
+    }
+
+    /// A timeout found spurious (F-RTO): no segment is presumed lost any more. Those resent
+    /// stay marked as resent (their copies are in flight), as Linux's
+    /// `tcp_undo_cwnd_reduction` clears only `TCPCB_LOST`.
+    pub fn unmark_lost(&mut self) {
+        let mut pipe = 0;
+        let mut start = self.una;
+        for s in self.segs.iter_mut() {
+            let end = s.end(self.una);
+            s.set(Entry::LOST, false);
+            pipe += s.pipe_share(end - start);
+            start = end;
+        }
+        self.pipe = pipe;
+        self.retx_hint = self.segs.len();
+        self.lost_hint = 0;
+        self.lost_marks_current = None;
     }
 
     /// The first segment presumed lost and not yet retransmitted, by index.
@@ -765,22 +795,24 @@ mod tests {
     }
 
     impl Naive {
-        /// The payload newly SACKed, and the earliest send time among the newly SACKed
-        /// segments never retransmitted.
-        fn apply_sack(&mut self, blocks: &[SackBlock]) -> (u64, Option<SimTime>) {
-            let (mut newly, mut rtt_from) = (0, None::<SimTime>);
+        /// The payload newly SACKed, and the earliest send time and lowest end among the
+        /// newly SACKed segments never retransmitted.
+        fn apply_sack(&mut self, blocks: &[SackBlock]) -> Sacked {
+            let mut out = Sacked::default();
             for b in blocks {
                 for s in self.segs.iter_mut() {
                     if b.left < b.right && !s.sacked && s.start >= b.left && s.end <= b.right {
                         s.sacked = true;
-                        newly += s.payload_len();
+                        out.bytes += s.payload_len();
                         if s.tx_count == 1 {
-                            rtt_from = Some(rtt_from.map_or(s.first_sent_at, |t| t.min(s.first_sent_at)));
+                            out.rtt_from =
+                                Some(out.rtt_from.map_or(s.first_sent_at, |t| t.min(s.first_sent_at)));
+                            out.orig_end = Some(out.orig_end.map_or(s.end, |e| e.min(s.end)));
                         }
                     }
                 }
             }
-            (newly, rtt_from)
+            out
         }
         fn mark_lost_by_sack(&mut self, dupthresh: u32, mss: u64) -> usize {
             let (mut segs, mut bytes, mut marked) = (0, 0, 0);
@@ -807,19 +839,17 @@ mod tests {
             }
             marked
         }
-        /// Returns the payload bytes acknowledged that were not SACKed before.
-        fn ack_to(&mut self, ack: u64) -> u64 {
-            let delivered = self
-                .segs
-                .iter()
-                .filter(|s| !s.sacked && s.start < ack)
-                .map(|s| if s.end <= ack { s.payload_len() } else { ack - s.start })
-                .sum();
+        /// Returns the payload bytes acknowledged that were not SACKed before, and the end of
+        /// the first whole segment among them never retransmitted.
+        fn ack_to(&mut self, ack: u64) -> (u64, Option<u64>) {
+            let fresh = || self.segs.iter().filter(|s| !s.sacked && s.start < ack);
+            let delivered = fresh().map(|s| if s.end <= ack { s.payload_len() } else { ack - s.start }).sum();
+            let orig_end = fresh().find(|s| s.end <= ack && s.tx_count == 1).map(|s| s.end);
             self.segs.retain(|s| s.end > ack);
             if let Some(f) = self.segs.first_mut() {
                 f.start = f.start.max(ack);
             }
-            delivered
+            (delivered, orig_end)
         }
     }
 
@@ -827,11 +857,11 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(4096))]
 
         /// After any sequence of sends (the last may carry a FIN), SACKs (several blocks,
-        /// touching or overlapping or not), loss marks, retransmissions, partial and whole ACKs
-        /// and timeouts, the board holds what the whole-board scans give; the incremental pipe
-        /// and SACKed bytes equal a rescan; an ACK reports as newly delivered exactly the
-        /// unSACKed payload it covers; and the next segment to resend is the first lost,
-        /// unresent, unSACKed one.
+        /// touching or overlapping or not), loss marks, retransmissions, partial and whole ACKs,
+        /// timeouts and their undoing, the board holds what the whole-board scans give; the
+        /// incremental pipe and SACKed bytes equal a rescan; an ACK reports as newly delivered
+        /// exactly the unSACKed payload it covers, and which of it was never resent; and the
+        /// next segment to resend is the first lost, unresent, unSACKed one.
         #[test]
         fn matches_whole_board_scans(
             ops in proptest::collection::vec((0u8..8, 0u64..3000, 0u64..3000, 1u64..300), 1..120),
@@ -857,8 +887,8 @@ mod tests {
                             SackBlock { left: at(y / 3), right: at(y / 3 + len / 2) },
                         ];
                         let n = 1 + (len % 4) as usize;
-                        let (bytes, rtt_from) = naive.apply_sack(&blocks[..n]);
-                        prop_assert_eq!(b.apply_sack(&blocks[..n]), Sacked { bytes, rtt_from });
+                        let sacked = naive.apply_sack(&blocks[..n]);
+                        prop_assert_eq!(b.apply_sack(&blocks[..n]), sacked);
                     }
                     3 => {
                         prop_assert_eq!(b.mark_lost_by_sack(3, 100), naive.mark_lost_by_sack(3, 100));
@@ -886,13 +916,20 @@ mod tests {
                     }
                     6 => {
                         let ack = una + x % (1 + (snd_nxt - una) / 2);
-                        let delivered = naive.ack_to(ack);
-                        prop_assert_eq!(b.ack_to(ack).newly_delivered, delivered);
+                        let (delivered, orig_end) = naive.ack_to(ack);
+                        let acked = b.ack_to(ack);
+                        prop_assert_eq!((acked.newly_delivered, acked.orig_end), (delivered, orig_end));
                     }
                     _ if len < 20 => {
                         b.mark_all_lost();
                         for s in naive.segs.iter_mut().filter(|s| !s.sacked) {
                             (s.lost, s.retransmitted, s.unreported) = (true, false, 0);
+                        }
+                    }
+                    _ if len < 30 => {
+                        b.unmark_lost();
+                        for s in naive.segs.iter_mut() {
+                            s.lost = false;
                         }
                     }
                     _ => {}

@@ -81,6 +81,34 @@ struct Prr {
     prior_cwnd: u64,
 }
 
+/// F-RTO after a timeout (RFC 5682 §3.1, SACK-enhanced; Linux's `tp->frto`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Frto {
+    #[default]
+    Off,
+    /// SND.UNA was resent (step 1); each ACK is judged (steps 2 and 3).
+    On,
+    /// Step 2.b: the first ACK that advanced SND.UNA came, and the next transmission sends
+    /// new data instead of retransmissions.
+    SendNew,
+}
+
+/// What an ACK's SACK blocks newly told: the payload SACKed, an RTT sample, and the lowest
+/// end of a segment SACKed that was never retransmitted.
+struct SackedNow {
+    bytes: u64,
+    rtt: Option<SimTime>,
+    orig_end: Option<u64>,
+}
+
+/// The window a timeout reduced, to restore if it proves spurious (Linux's `prior_cwnd` and
+/// `prior_ssthresh`, saved by `tcp_enter_loss`).
+#[derive(Clone, Copy, Debug)]
+struct Undo {
+    cwnd: u64,
+    ssthresh: u64,
+}
+
 /// A reason to believe data was lost. Every loss signal — inferred or explicit — enters here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LossSignal {
@@ -148,6 +176,9 @@ pub struct TcpStats {
     pub loss_detection: SimTime,
     /// Windows restarted after an idle period (`TcpConfig::slow_start_after_idle`).
     pub idle_restarts: u64,
+    /// Timeouts F-RTO found spurious and undid (Linux's `TCPSpuriousRTOs`); counted in
+    /// `timeouts` too.
+    pub spurious_timeouts: u64,
 }
 
 /// A TCP endpoint. Fields are in the order of how often they are read (`repr(C)` keeps it):
@@ -218,6 +249,8 @@ pub struct TcpSocket {
 
     // --- send side, what only a sender of data reads ---
     prr: Prr,
+    frto: Frto,
+    undo: Option<Undo>,
     cc: AnyCc,
     rtt: RttEstimator,
     /// `RttModel::Ns3`: the highest sequence sent when the timer last expired; ACKs at or
@@ -305,6 +338,8 @@ impl TcpSocket {
                 mss,
             },
             prr: Prr::default(),
+            frto: Frto::Off,
+            undo: None,
             cc: cfg.cc.build(),
             rtt: RttEstimator::new(cfg.rto),
             rtt_history_from: 0,
@@ -724,6 +759,16 @@ impl TcpSocket {
         }
         let snd_nxt_before = self.snd_nxt;
         self.send_data_loop(now, emit);
+        if self.frto == Frto::SendNew {
+            // F-RTO step 2.b sent new data, or could not: then the recovery goes on as usual
+            // (Linux's `tcp_xmit_recovery`).
+            if self.snd_nxt > self.recover {
+                self.frto = Frto::On;
+            } else {
+                self.frto = Frto::Off;
+                self.send_data_loop(now, emit);
+            }
+        }
         if self.cfg.cwnd_validation == CwndValidation::Linux {
             // New data only: Linux validates in `tcp_write_xmit`, not for retransmissions.
             let sent = self.snd_nxt > snd_nxt_before;
@@ -767,7 +812,7 @@ impl TcpSocket {
                 self.pace_wakeup = Some(self.next_send_at);
                 break;
             }
-            if let Some(i) = self.next_to_retransmit() {
+            if let Some(i) = self.next_to_retransmit().filter(|_| self.frto != Frto::SendNew) {
                 let s = self.sb.get(i);
                 if self.retransmit_now || self.sb.pipe() + s.payload_len() <= self.win.cwnd {
                     self.retransmit_now = false;
@@ -861,10 +906,7 @@ impl TcpSocket {
         }
         self.last_data_sent = None;
         let mss = self.win.mss;
-        let segments = self.win.cwnd / mss;
-        if !matches!(self.ca, CaState::Recovery | CaState::Cwr) {
-            self.win.ssthresh = self.win.ssthresh.max((segments / 2 + segments / 4) * mss);
-        }
+        self.win.ssthresh = self.current_ssthresh();
         let restart = (self.cfg.init_cwnd as u64 * mss).min(self.win.cwnd);
         let mut cwnd = self.win.cwnd;
         while idle > rto && cwnd > restart {
@@ -1169,20 +1211,20 @@ impl TcpSocket {
         }
         self.rwnd = seg.window as u64;
         let ece = self.ecn_ok && seg.flags.has(TcpFlags::ECE);
-        let (newly_sacked, sack_rtt) = self.take_sack_blocks(now, seg);
+        let sacked = self.take_sack_blocks(now, seg);
         let una_before = self.snd_una;
         let mut newly_lost = 0;
         // Payload delivered by this ACK, each byte once (newly SACKed, or acknowledged and not
         // SACKed before).
-        let mut delivered = newly_sacked;
+        let mut delivered = sacked.bytes;
         if ack > self.snd_una {
-            delivered += self.on_new_ack(now, seg, ece, newly_sacked, sack_rtt);
+            delivered += self.on_new_ack(now, seg, ece, &sacked);
         } else if ack == self.snd_una
             && seg.payload_len == 0
             && !seg.flags.has(TcpFlags::FIN)
             && !self.sb.is_empty()
         {
-            newly_lost += self.on_duplicate_ack(now, ece, newly_sacked);
+            newly_lost += self.on_duplicate_ack(now, ece, &sacked);
         }
         if self.cfg.cp {
             self.take_packs(now, seg);
@@ -1223,22 +1265,22 @@ impl TcpSocket {
         newly_lost
     }
 
-    /// The ACK's SACK blocks onto the scoreboard: the bytes newly SACKed, and an RTT sample
+    /// The ACK's SACK blocks onto the scoreboard: what they newly SACKed, and an RTT sample
     /// from them, taken at once on a duplicate ACK (Linux takes it on any ACK that SACKs new
     /// data).
-    fn take_sack_blocks(&mut self, now: SimTime, seg: &TcpSegment) -> (u64, Option<SimTime>) {
+    fn take_sack_blocks(&mut self, now: SimTime, seg: &TcpSegment) -> SackedNow {
         let sacked = if self.sack_ok && !seg.sack.is_empty() {
             self.sb.apply_sack(seg.sack.as_slice())
         } else {
             Sacked::default()
         };
-        let sack_rtt = self.sack_rtt_sample(now, sacked.rtt_from);
+        let rtt = self.sack_rtt_sample(now, sacked.rtt_from);
         if seg.ack == self.snd_una
-            && let Some(r) = sack_rtt
+            && let Some(r) = rtt
         {
             self.rtt.on_sample(r);
         }
-        (sacked.bytes, sack_rtt)
+        SackedNow { bytes: sacked.bytes, rtt, orig_end: sacked.orig_end }
     }
 
     /// What the congestion controller hears of an ACK.
@@ -1267,18 +1309,11 @@ impl TcpSocket {
     /// An ACK that advances `snd_una`: an RTT sample, the window grown or a recovery ended,
     /// the retransmission timer restarted. Returns the bytes it newly delivered beyond those
     /// it SACKed (`newly_sacked`).
-    fn on_new_ack(
-        &mut self,
-        now: SimTime,
-        seg: &TcpSegment,
-        ece: bool,
-        newly_sacked: u64,
-        sack_rtt: Option<SimTime>,
-    ) -> u64 {
+    fn on_new_ack(&mut self, now: SimTime, seg: &TcpSegment, ece: bool, sacked: &SackedNow) -> u64 {
         let ack = seg.ack;
         let in_flight = self.sb.pipe();
         let acked = self.sb.ack_to(ack);
-        let rtt = self.rtt_sample(now, seg, acked.rtt_from, sack_rtt);
+        let rtt = self.rtt_sample(now, seg, acked.rtt_from, sacked.rtt);
         if let Some(r) = rtt {
             self.rtt.on_sample(r);
         }
@@ -1288,8 +1323,12 @@ impl TcpSocket {
         self.timed_out_since_progress = false;
         self.dupacks = 0;
         self.lt_credit = 0;
-        let sample = self.ack_sample(now, newly_sacked + acked.newly_delivered, rtt, in_flight, ece);
+        let sample = self.ack_sample(now, sacked.bytes + acked.newly_delivered, rtt, in_flight, ece);
         self.cc.on_any_ack(&mut self.win, &sample);
+        if self.frto != Frto::Off {
+            let orig_end = acked.orig_end.into_iter().chain(sacked.orig_end).min();
+            self.frto_on_ack(true, orig_end, sacked.bytes > 0);
+        }
         let mut restart_timer = true;
         match self.ca {
             CaState::Recovery if ack >= self.recover => {
@@ -1339,6 +1378,7 @@ impl TcpSocket {
                 self.cc.on_ack(&mut self.win, &sample);
                 if ack >= self.recover {
                     self.ca = CaState::Open;
+                    self.frto = Frto::Off;
                 }
             }
             CaState::Open | CaState::Disorder => {
@@ -1367,13 +1407,18 @@ impl TcpSocket {
 
     /// A duplicate ACK: limited transmit, or the loss signal that starts a recovery, or (NewReno
     /// without SACK) the window inflated. Returns the segments SACKs newly mark lost.
-    fn on_duplicate_ack(&mut self, now: SimTime, ece: bool, newly_sacked: u64) -> usize {
+    fn on_duplicate_ack(&mut self, now: SimTime, ece: bool, sacked: &SackedNow) -> usize {
         self.stats.dupacks_received += 1;
         self.dupacks += 1;
         let mut newly_lost = 0;
         let in_flight = self.sb.pipe();
-        let sample = self.ack_sample(now, newly_sacked, None, in_flight, ece);
+        let sample = self.ack_sample(now, sacked.bytes, None, in_flight, ece);
         self.cc.on_any_ack(&mut self.win, &sample);
+        if self.frto != Frto::Off {
+            // Undone, the ACK goes on as one in the open state (Linux's `tcp_fastretrans_alert`
+            // falls through when `tcp_process_loss` has reopened).
+            self.frto_on_ack(false, sacked.orig_end, true);
+        }
         match self.ca {
             CaState::Open | CaState::Disorder | CaState::Cwr => {
                 let sack_says_lost = self.sack_ok && {
@@ -1511,6 +1556,52 @@ impl TcpSocket {
         self.cwr_pending = self.ecn_ok;
     }
 
+    /// F-RTO on an ACK during a timeout's recovery (RFC 5682 §3.1 with SACK, as Linux's
+    /// `tcp_process_loss`): `orig_end` is the lowest end of a segment this ACK newly
+    /// acknowledged or SACKed that was never retransmitted; `loss_seen`, whether it SACKed
+    /// data or duplicated the last.
+    fn frto_on_ack(&mut self, una_advanced: bool, orig_end: Option<u64>, loss_seen: bool) {
+        debug_assert_eq!(self.ca, CaState::Loss, "F-RTO runs only in a timeout's recovery");
+        if orig_end.is_some_and(|end| end <= self.recover) {
+            // Step 3.b: data sent before the timeout arrived without being resent.
+            self.undo_timeout();
+        } else if self.snd_nxt > self.recover {
+            if loss_seen {
+                self.frto = Frto::Off; // step 3.a: the loss was real
+            }
+        } else if una_advanced && self.snd_una < self.recover {
+            // Step 2.b: new data next, if there is some the peer's window takes.
+            let more = self.snd_nxt < 1 + self.app_written || (self.app_closed && !self.fin_sent);
+            self.frto =
+                if more && self.snd_una + self.rwnd > self.snd_nxt { Frto::SendNew } else { Frto::Off };
+        }
+    }
+
+    /// A spurious timeout: the window and ssthresh back to where they were, nothing presumed
+    /// lost (Linux's `tcp_try_undo_loss` with `frto_undo`, `tcp_undo_cwnd_reduction`).
+    fn undo_timeout(&mut self) {
+        if let Some(u) = self.undo.take() {
+            self.win.cwnd = self.win.cwnd.max(u.cwnd);
+            self.win.ssthresh = self.win.ssthresh.max(u.ssthresh);
+        }
+        self.sb.unmark_lost();
+        self.ca = CaState::Open;
+        self.frto = Frto::Off;
+        self.timed_out_since_progress = false;
+        self.retransmit_now = false;
+        self.stats.spurious_timeouts += 1;
+    }
+
+    /// The ssthresh a reduction would restore (Linux's `tcp_current_ssthresh`): during one,
+    /// ssthresh; otherwise at least three quarters of the window.
+    fn current_ssthresh(&self) -> u64 {
+        if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
+            return self.win.ssthresh;
+        }
+        let segments = self.win.cwnd / self.win.mss;
+        self.win.ssthresh.max((segments / 2 + segments / 4) * self.win.mss)
+    }
+
     fn on_timeout(&mut self, now: SimTime) {
         match self.state {
             State::SynSent | State::SynReceived => {
@@ -1521,6 +1612,17 @@ impl TcpSocket {
             _ if !self.sb.is_empty() => {
                 self.stats.timeouts += 1;
                 self.rtt.on_timeout();
+                // F-RTO may undo a timeout that begins an episode, or recurs with no progress
+                // since (RFC 5682 §3.2; Linux's `tcp_enter_loss`).
+                let new_episode = matches!(self.ca, CaState::Open | CaState::Disorder | CaState::Cwr);
+                let recurring = self.timed_out_since_progress;
+                if new_episode {
+                    self.undo = Some(Undo { cwnd: self.win.cwnd, ssthresh: self.current_ssthresh() });
+                } else if !recurring {
+                    self.undo = None;
+                }
+                let frto = self.cfg.frto && self.undo.is_some() && (new_episode || recurring);
+                self.frto = if frto { Frto::On } else { Frto::Off };
                 let flight = self.flight_for_reduction();
                 // Linux's `tcp_enter_loss`: a timeout reduces ssthresh unless a reduction of
                 // this episode stands — a recovery under way, or an earlier timeout with no
@@ -2624,5 +2726,69 @@ mod tests {
         };
         assert_eq!(run(true), (0, 1));
         assert_eq!(run(false).0, 1, "RFC 6675 alone waits for the timer");
+    }
+
+    /// A delay spike (the path's one-way delay going from 1 to 400 ms mid-transfer, nothing
+    /// lost) fires the timer while the data is still on its way. With F-RTO the ACK of an
+    /// original segment sent before the timeout shows it spurious: one retransmission, the
+    /// slow start it interrupted goes on (ssthresh restored to unbounded). Without, the
+    /// timeout halves ssthresh and the sender resends what was in flight (go-back-N).
+    #[test]
+    fn frto_undoes_a_spurious_timeout_and_resends_nothing_more() {
+        let run = |frto: bool| {
+            let c = with(|c| c.frto = frto);
+            let mut h = Harness::new(c, c, MS);
+            h.spacing = SimTime::from_us(100);
+            h.start(3000 * 1460, true);
+            h.run_until(SimTime::from_ms(20));
+            h.delay = SimTime::from_ms(400);
+            h.run_until(SimTime::from_secs(60));
+            assert_eq!(h.b.delivered_bytes(), 3000 * 1460);
+            assert!(h.log.iter().all(|s| !s.out.retransmission || s.at > SimTime::from_ms(20)));
+            (h.a.stats().clone(), h.a.ssthresh())
+        };
+        let (st, ssthresh) = run(true);
+        assert_eq!((st.timeouts, st.spurious_timeouts, st.retransmissions), (1, 1, 1), "{st:?}");
+        assert_eq!(ssthresh, u64::MAX, "the timeout's reduction undone");
+        let (st, ssthresh) = run(false);
+        assert_eq!(st.spurious_timeouts, 0, "{st:?}");
+        assert!(st.retransmissions > 100, "go-back-N: {st:?}");
+        assert!(ssthresh < u64::MAX);
+    }
+
+    /// A real loss: the last five segments of the first window are lost, and the timer fires
+    /// (no duplicate ACKs). F-RTO resends the first, then, when its ACK advances SND.UNA, sends
+    /// two new segments instead of the next retransmissions (RFC 5682 step 2.b); their SACKs
+    /// show the loss real (step 3.a), nothing is undone, and the holes are resent. Without
+    /// F-RTO the retransmissions go first.
+    #[test]
+    fn frto_probes_with_new_data_and_takes_a_real_loss_as_real() {
+        let run = |frto: bool| {
+            let c = with(|c| c.frto = frto);
+            let mut h = Harness::new(c, c, SimTime::from_ms(100));
+            h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && (5..10).contains(&i));
+            h.start(10 * 1460, false);
+            while h.a.stats().timeouts == 0 {
+                h.run_until(h.now + MS);
+            }
+            h.a.send(20 * 1460); // more to send once the timer has fired
+            h.poll();
+            h.run_until(SimTime::from_secs(10));
+            assert_eq!(h.b.delivered_bytes(), 30 * 1460);
+            let st = h.a.stats();
+            assert_eq!((st.timeouts, st.spurious_timeouts), (1, 0), "{st:?}");
+            let seq = |k: u64| 1 + k * 1460;
+            let after: Vec<(u64, bool)> = h
+                .data_sent()
+                .skip_while(|s| !s.out.retransmission)
+                .take(3)
+                .map(|s| (s.out.seg.seq, s.out.retransmission))
+                .collect();
+            assert_eq!(after[0], (seq(5), true), "the timeout resends SND.UNA");
+            (after[1], after[2])
+        };
+        let seq = |k: u64| 1 + k * 1460;
+        assert_eq!(run(true), ((seq(10), false), (seq(11), false)));
+        assert_eq!(run(false), ((seq(6), true), (seq(7), true)));
     }
 }

@@ -77,6 +77,7 @@ impl Default for Transport {
             sack_rtt: d.sack_rtt,
             grow_at_recovery_exit: d.grow_at_recovery_exit,
             timeout_reduces_again: d.timeout_reduces_again,
+            frto: d.frto,
             cwnd_validation: match d.cwnd_validation {
                 CwndValidation::Linux => CwndValidationName::Linux,
                 CwndValidation::LastSend => CwndValidationName::LastSend,
@@ -171,6 +172,7 @@ impl Transport {
             sack_rtt: self.sack_rtt,
             grow_at_recovery_exit: self.grow_at_recovery_exit,
             timeout_reduces_again: self.timeout_reduces_again,
+            frto: self.frto,
             cwnd_validation: match self.cwnd_validation {
                 CwndValidationName::Linux => CwndValidation::Linux,
                 CwndValidationName::LastSend => CwndValidation::LastSend,
