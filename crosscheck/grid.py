@@ -193,6 +193,14 @@ def points() -> list[Dumbbell | Incast]:
             ns3_prr="rfc6937",
         )
     )
+    # ... and with HyStart off in both: every drop there falls in the first slow start.
+    grid.append(
+        replace(
+            point_in(grid, "red-ecn-cubic-2/ns3-linux-cwr/ns3-rfc6937-prr"),
+            name="red-ecn-cubic-2/ns3-linux-cwr/ns3-rfc6937-prr/no-hystart",
+            hystart=False,
+        )
+    )
     # Rounds that differ between perturbations: each sender's access link 0–5 µs longer.
     for q in [q for q in grid if q.kind == "incast"]:
         grid.append(replace(q, name=f"{q.name}/delay-spread", delay_spread_us=5.0))
