@@ -48,15 +48,11 @@ pub(super) fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 );
             }
             if let Some(x) = r.max_p {
-                if !(x > 0.0 && x <= 1.0) {
-                    p.at(format!("{path}.max_p"), format!("{x} is not a probability in (0, 1]"));
-                }
+                check_unit_interval(x, "a probability ", format!("{path}.max_p"), p);
                 red.max_p = x;
             }
             if let Some(x) = r.w_q {
-                if !(x > 0.0 && x <= 1.0) {
-                    p.at(format!("{path}.w_q"), format!("{x} is not a weight in (0, 1]"));
-                }
+                check_unit_interval(x, "a weight ", format!("{path}.w_q"), p);
                 red.w_q = x;
             }
             red.gentle = r.gentle.unwrap_or(red.gentle);
@@ -165,9 +161,7 @@ pub(super) fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                 ("newflow_share", t.newflow_share, &mut params.newflow_share),
             ] {
                 if let Some(x) = value {
-                    if !(x > 0.0 && x <= 1.0) {
-                        p.at(format!("{path}.{key}"), format!("{x} is not a share in (0, 1]"));
-                    }
+                    check_unit_interval(x, "a share ", format!("{path}.{key}"), p);
                     *field = x;
                 }
             }
@@ -210,9 +204,7 @@ pub(super) fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
                     ("admit_factor", a.admit_factor, &mut ap.admit_factor),
                 ] {
                     if let Some(x) = value {
-                        if !(x > 0.0 && x <= 1.0) {
-                            p.at(format!("{path}.admission.{key}"), format!("{x} is not in (0, 1]"));
-                        }
+                        check_unit_interval(x, "", format!("{path}.admission.{key}"), p);
                         *field = x;
                     }
                 }
@@ -233,6 +225,14 @@ pub(super) fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
             }
             QueueSpec::Taq(params)
         }
+    }
+}
+
+/// A probability, weight or share must lie in (0, 1]: `what` names it in the message
+/// ("a share "), or is empty.
+fn check_unit_interval(x: f64, what: &str, at: String, p: &mut Problems) {
+    if !(x > 0.0 && x <= 1.0) {
+        p.at(at, format!("{x} is not {what}in (0, 1]"));
     }
 }
 
@@ -480,9 +480,7 @@ pub(super) fn rcp_params(r: &RcpStage, path: &str, p: &mut Problems) -> RcpParam
         p.at(format!("{path}.beta"), format!("{} is not a gain (expected ≥ 0)", rcp.beta));
     }
     for (key, x) in [("initial_rate", rcp.initial_rate_fraction), ("rtt_gain", rcp.rtt_gain)] {
-        if !(x > 0.0 && x <= 1.0) {
-            p.at(format!("{path}.{key}"), format!("{x} is not in (0, 1]"));
-        }
+        check_unit_interval(x, "", format!("{path}.{key}"), p);
     }
     if rcp.min_rate.bps() == 0 {
         p.at(format!("{path}.min_rate"), "must be positive");
