@@ -409,6 +409,13 @@ def test_the_results_document_is_generated_from_the_verdicts(exp_dir: Path, tmp_
     assert p.returncode == 2 and "no verdict.json" in p.stderr
 
 
+def test_the_document_names_a_dirty_builds_commit_as_dirty():
+    from routerlab.reproduction.document import short_commit
+
+    assert short_commit("0123456789abcdef") == "0123456"
+    assert short_commit("0123456789abcdef-dirty") == "0123456-dirty"
+
+
 def test_the_document_takes_explanations_from_the_experiment_file_and_numbers_from_the_run():
     from routerlab.reproduction.document import with_current_prose
     from routerlab.reproduction.verdict import DIFFERS

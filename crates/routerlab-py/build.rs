@@ -1,4 +1,5 @@
-//! Records the git commit the extension is built from, for the provenance of every result.
+//! Records the git commit the extension is built from, for the provenance of every result
+//! (`-dirty` when tracked files differed from it at the build).
 use std::process::Command;
 
 fn main() {
@@ -12,6 +13,15 @@ fn main() {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|| "unknown".to_string());
+    // Built from a tree whose tracked files differ from that commit: say so, or results would
+    // name a commit whose code did not make them.
+    let dirty = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .current_dir(&root)
+        .output()
+        .ok()
+        .is_some_and(|o| o.status.success() && !o.stdout.is_empty());
+    let commit = if dirty && commit != "unknown" { format!("{commit}-dirty") } else { commit };
     println!("cargo:rustc-env=ROUTERLAB_GIT_COMMIT={commit}");
     // Rebuild when HEAD moves (a new commit or a checkout).
     let git = root.join(".git");

@@ -78,6 +78,11 @@ def with_current_prose(verdict: dict, exp: dict) -> dict:
     return {**verdict, "claims": claims}
 
 
+def short_commit(commit: str) -> str:
+    """A commit as the document names it: 7 digits, and `-dirty` if the build said so."""
+    return commit[:7] + ("-dirty" if commit.endswith("-dirty") else "")
+
+
 def document(root: Path, experiments: dict[str, dict], date: str | None = None) -> str:
     """The document for the verdicts under `root` (one directory per experiment id)."""
     verdicts = {}
@@ -87,7 +92,7 @@ def document(root: Path, experiments: dict[str, dict], date: str | None = None) 
             verdicts[exp_id] = with_current_prose(json.loads(f.read_text()), experiments[exp_id])
     if not verdicts:
         raise DocumentError(f"{root}: no verdict.json under it (run `routerlab reproduce all`)")
-    commits = sorted({v["git_commit"][:7] for v in verdicts.values()})
+    commits = sorted({short_commit(v["git_commit"]) for v in verdicts.values()})
     commit = commits[0] if len(commits) == 1 else ", ".join(commits)
     counts = Counter(c["verdict"] for v in verdicts.values() for c in v["claims"])
     status = Counter(c.get("explanation_status") for v in verdicts.values() for c in v["claims"])
