@@ -773,6 +773,9 @@ pub struct Transport {
     /// With SACK, limited transmit beyond cwnd on top of the pipe (routerlab before the option).
     pub limited_transmit_beyond_pipe: bool,
     pub lost_retransmit_detection: bool,
+    /// RFC 6675 NextSeg rule (3): resend an unSACKed segment below the highest SACK when a
+    /// recovery has nothing else to send.
+    pub nextseg_rule3: bool,
     /// How the window comes down after a loss or an ECN echo.
     pub recovery: RecoveryName,
     /// The timestamps option (RFC 7323), and its clock's tick.

@@ -174,6 +174,13 @@ pub struct TcpConfig {
     /// §3, RFC 5681 §4.1; Linux's `tcp_slow_start_after_idle`, on by default; ns-3 has no
     /// restart).
     pub slow_start_after_idle: bool,
+    /// RFC 6675 NextSeg rule (3): during a SACK recovery, with nothing presumed lost left to
+    /// resend and no new data, resend the first segment below the highest SACK that is
+    /// neither SACKed nor resent, so that a hole too close to the top of the window for the
+    /// duplicate-ACK rule (fewer than DupThresh segments SACKed above it) is repaired within
+    /// the recovery instead of by the timer. ns-3 does it (`TcpTxBuffer::NextSeg`); Linux
+    /// repairs such a hole by RACK's time-based marking (RFC 8985), not modelled here.
+    pub nextseg_rule3: bool,
     /// With SACK: presume a retransmission lost again once data sent after it is SACKed, and
     /// resend it, instead of waiting for the timer (Linux's `tcp_mark_lost_retrans`, which RACK
     /// later generalized; RFC 6675 itself leaves lost retransmissions to the timer).
@@ -261,6 +268,7 @@ impl Default for TcpConfig {
             ssthresh_base: SsthreshBase::Cwnd,
             slow_start_after_idle: true,
             lost_retransmit_detection: true,
+            nextseg_rule3: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,
             initial_ssthresh: None,

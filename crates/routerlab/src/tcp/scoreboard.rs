@@ -574,6 +574,20 @@ impl Scoreboard {
         None
     }
 
+    /// RFC 6675 NextSeg rule (3)'s segment: the first one below the highest SACKed that is
+    /// neither SACKed nor resent (nor presumed lost: rule (1) has those), by index. It scans
+    /// the board, and is asked only when rules (1) and (2) have nothing to send.
+    pub fn first_unsacked_below_highest_sack(&self) -> Option<usize> {
+        if self.sacked_segs == 0 {
+            return None;
+        }
+        let top = self.highest_sacked_index();
+        (0..top).find(|&i| {
+            let s = &self.segs[i];
+            !s.has(Entry::SACKED) && !s.has(Entry::RETRANSMITTED) && !s.has(Entry::LOST)
+        })
+    }
+
     /// Record that segment `idx` was retransmitted, when `snd_nxt` was as given.
     pub fn on_retransmit(&mut self, idx: usize, snd_nxt: u64) {
         let end = self.end_of(idx);
@@ -769,6 +783,20 @@ mod tests {
         b.on_retransmit(i, 401);
         assert_eq!(b.pipe(), 100);
         assert_eq!(b.next_to_retransmit(), Some(1));
+    }
+
+    #[test]
+    fn rule_3_finds_the_first_segment_below_the_highest_sack_neither_sacked_nor_resent() {
+        let mut b = board(6); // segments [1,101) … [501,601)
+        assert_eq!(b.first_unsacked_below_highest_sack(), None, "no SACK yet");
+        b.apply_sack(&[SackBlock { left: 101, right: 201 }, SackBlock { left: 401, right: 501 }]);
+        assert_eq!(b.first_unsacked_below_highest_sack(), Some(0));
+        b.mark_lost_at(1);
+        let i = b.next_to_retransmit().unwrap();
+        b.on_retransmit(i, 601);
+        assert_eq!(b.first_unsacked_below_highest_sack(), Some(2), "0 resent, 1 SACKed");
+        b.apply_sack(&[SackBlock { left: 201, right: 401 }]);
+        assert_eq!(b.first_unsacked_below_highest_sack(), None, "nothing unSACKed below 501 but 0");
     }
 
     #[test]

@@ -860,6 +860,16 @@ impl TcpSocket {
                 self.emit_data(now, start, start + seq_len, fin, false, emit);
                 continue;
             }
+            if let Some(i) = self.nextseg_rule3() {
+                // Presumed lost now, it is resent by rule (1)'s path as the window allows.
+                let s = self.sb.get(i);
+                if self.sb.pipe() + s.payload_len() > self.win.cwnd {
+                    self.cwnd_limited = true;
+                    break;
+                }
+                self.sb.mark_lost_at(s.start);
+                continue;
+            }
             self.cwnd_limited = false; // the application is the limit
             break;
         }
@@ -887,6 +897,15 @@ impl TcpSocket {
             return None;
         }
         self.sb.next_to_retransmit()
+    }
+
+    /// RFC 6675 NextSeg rule (3), when rules (1) and (2) have nothing to send: in a SACK
+    /// recovery, the first segment below the highest SACK neither SACKed nor resent.
+    fn nextseg_rule3(&self) -> Option<usize> {
+        if !(self.cfg.nextseg_rule3 && self.sack_ok && self.ca == CaState::Recovery) {
+            return None;
+        }
+        self.sb.first_unsacked_below_highest_sack()
     }
 
     fn has_something_to_send(&mut self, data_end: u64) -> bool {
@@ -2790,5 +2809,25 @@ mod tests {
         let seq = |k: u64| 1 + k * 1460;
         assert_eq!(run(true), ((seq(10), false), (seq(11), false)));
         assert_eq!(run(false), ((seq(6), true), (seq(7), true)));
+    }
+
+    /// One window of ten segments (the connection kept open), the 3rd and the 9th lost: the
+    /// 3rd is found by duplicate ACKs and resent; the 9th has only one segment SACKed above it,
+    /// too few for IsLost, and there is no new data to send. RFC 6675 NextSeg rule (3) resends
+    /// it within the recovery; without the rule it waits for the timer.
+    #[test]
+    fn nextseg_rule3_repairs_a_hole_near_the_top_of_the_window_without_a_timeout() {
+        let run = |rule3: bool| {
+            let c = with(|c| c.nextseg_rule3 = rule3);
+            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && (i == 2 || i == 8));
+            h.start(10 * 1460, false);
+            h.run_until(SimTime::from_secs(3));
+            assert_eq!(h.b.delivered_bytes(), 10 * 1460);
+            let st = h.a.stats();
+            (st.fast_recoveries, st.timeouts, st.retransmissions)
+        };
+        assert_eq!(run(true), (1, 0, 2));
+        assert_eq!(run(false), (1, 1, 2));
     }
 }

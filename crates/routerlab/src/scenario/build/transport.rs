@@ -64,6 +64,7 @@ impl Default for Transport {
             limited_transmit: d.limited_transmit,
             limited_transmit_beyond_pipe: d.limited_transmit_beyond_pipe,
             lost_retransmit_detection: d.lost_retransmit_detection,
+            nextseg_rule3: d.nextseg_rule3,
             recovery: match d.recovery {
                 Recovery::Prr => RecoveryName::Prr,
                 Recovery::Rfc6675 => RecoveryName::Rfc6675,
@@ -159,6 +160,7 @@ impl Transport {
             limited_transmit: self.limited_transmit,
             limited_transmit_beyond_pipe: self.limited_transmit_beyond_pipe,
             lost_retransmit_detection: self.lost_retransmit_detection,
+            nextseg_rule3: self.nextseg_rule3,
             recovery: match self.recovery {
                 RecoveryName::Prr => Recovery::Prr,
                 RecoveryName::Rfc6675 => Recovery::Rfc6675,
