@@ -190,7 +190,9 @@ fn the_path_s_smaller_rate_reaches_the_sender_whichever_router_is_first() {
 /// 3.2× the link) would overflow the queue before the first update reached them.
 fn mixed(n: u32, tcp_size: &str, secs: u32, seed: u64) -> String {
     let tcp = format!("kind = \"fixed\"\nsize = \"{tcp_size}\"\nstart = \"8s\"\njitter = \"100ms\"");
-    network(2 * n, ", ka = {}", secs, seed) + &ka_and_tcp(n, &tcp)
+    // As ka-mixed-heavy states: every timeout taken as real, NextSeg rules (1) and (2) only.
+    let transport = "[transport]\nfrto = false\nnextseg_rule3 = false\n";
+    network(2 * n, ", ka = {}", secs, seed) + transport + &ka_and_tcp(n, &tcp)
 }
 
 /// `n` long Kick-Ass flows joining over the first 2 s from s0… to r0…, and `n` TCP flows from
