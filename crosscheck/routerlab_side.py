@@ -28,6 +28,7 @@ timeout_reduces_again = true
 frto = false
 limited_transmit_beyond_pipe = {lt_beyond_pipe}
 nextseg_rule3 = {nextseg_rule3}
+sack_fin = false
 cwnd_validation = "{cwnd_validation}"
 ssthresh_base = "{ssthresh_base}"
 lost_retransmit_detection = {lost_retransmit_detection}

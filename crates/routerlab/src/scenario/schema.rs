@@ -776,6 +776,8 @@ pub struct Transport {
     /// RFC 6675 NextSeg rule (3): resend an unSACKed segment below the highest SACK when a
     /// recovery has nothing else to send.
     pub nextseg_rule3: bool,
+    /// SACK blocks cover the FIN (Linux).
+    pub sack_fin: bool,
     /// How the window comes down after a loss or an ECN echo.
     pub recovery: RecoveryName,
     /// The timestamps option (RFC 7323), and its clock's tick.

@@ -181,6 +181,11 @@ pub struct TcpConfig {
     /// the recovery instead of by the timer. ns-3 does it (`TcpTxBuffer::NextSeg`); Linux
     /// repairs such a hole by RACK's time-based marking (RFC 8985), not modelled here.
     pub nextseg_rule3: bool,
+    /// The receiver's SACK blocks cover the FIN's sequence number (RFC 2018 blocks are of
+    /// sequence space; Linux SACKs a segment's `end_seq`, FIN included), so a FIN-carrying
+    /// segment that arrives out of order is SACKed. Off: blocks end at the payload, and the
+    /// last segment of a closing flow is never SACKed (routerlab before this option).
+    pub sack_fin: bool,
     /// With SACK: presume a retransmission lost again once data sent after it is SACKed, and
     /// resend it, instead of waiting for the timer (Linux's `tcp_mark_lost_retrans`, which RACK
     /// later generalized; RFC 6675 itself leaves lost retransmissions to the timer).
@@ -269,6 +274,7 @@ impl Default for TcpConfig {
             slow_start_after_idle: true,
             lost_retransmit_detection: true,
             nextseg_rule3: true,
+            sack_fin: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,
             initial_ssthresh: None,

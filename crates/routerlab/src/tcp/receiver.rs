@@ -91,6 +91,10 @@ pub struct Receiver {
     pub dup_segments: u64,
     /// CP: cut segments received.
     pub cut_segments: u64,
+    /// SACK blocks cover the FIN's sequence number once the FIN has arrived (Linux's
+    /// `tcp_data_queue_ofo` SACKs a segment's `end_seq`, FIN included). Off: blocks end at
+    /// the payload, so a FIN-carrying segment is never SACKed.
+    pub sack_fin: bool,
 }
 
 impl Receiver {
@@ -117,6 +121,7 @@ impl Receiver {
             dup_segments: 0,
             packs: VecDeque::new(),
             cut_segments: 0,
+            sack_fin: false,
         }
     }
 
@@ -321,11 +326,28 @@ impl Receiver {
                 return;
             }
             if let Some(b) = self.ooo.iter().find(|b| b.left <= rep && rep < b.right)
-                && !list.as_slice().contains(b)
-                && !list.push(*b)
+                && let b = self.as_reported(*b)
+                && !list.as_slice().contains(&b)
+                && !list.push(b)
             {
                 return;
             }
+        }
+    }
+
+    /// With `sack_fin` (see there).
+    pub fn with_sack_fin(mut self, on: bool) -> Receiver {
+        self.sack_fin = on;
+        self
+    }
+
+    /// An out-of-order interval as a SACK block: with `sack_fin`, the one ending where the FIN
+    /// sits takes in its sequence number.
+    fn as_reported(&self, b: SackBlock) -> SackBlock {
+        if self.sack_fin && self.fin_seq == Some(b.right) {
+            SackBlock { left: b.left, right: b.right + 1 }
+        } else {
+            b
         }
     }
 
@@ -406,6 +428,21 @@ mod tests {
         let mut r = rx(None);
         assert_eq!(r.on_segment(SimTime(0), 1, 100, false, false, false), AckNeed::Now);
         assert_eq!(r.rcv_nxt, 101);
+    }
+
+    /// A FIN-carrying segment out of order: with `sack_fin` its block takes in the FIN's
+    /// sequence number (as Linux's), without it the block ends at the payload; the FIN is
+    /// delivered in order either way.
+    #[test]
+    fn a_fin_out_of_order_is_sacked_with_its_sequence_number() {
+        for on in [true, false] {
+            let mut r = rx(None).with_sack_fin(on);
+            r.on_segment(SimTime(0), 101, 100, true, false, false);
+            let right = if on { 202 } else { 201 };
+            assert_eq!(r.sack_blocks().as_slice(), [SackBlock { left: 101, right }]);
+            r.on_segment(SimTime(1), 1, 100, false, false, false);
+            assert!(r.fin_received && r.rcv_nxt == 202 && r.delivered_bytes == 200);
+        }
     }
 
     #[test]

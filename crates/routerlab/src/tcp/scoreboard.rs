@@ -425,7 +425,7 @@ impl Scoreboard {
     }
 
     /// RFC 6675 IsLost() over the whole board: mark every unSACKed segment that has at least
-    /// `dupthresh` SACKed segments or more than `(dupthresh − 1)·mss` SACKed bytes above it.
+    /// `dupthresh` SACKed segments or more than `(dupthresh − 1)·mss` SACKed payload bytes above it.
     /// Returns the number of segments newly marked.
     ///
     /// The SACKed data above a segment only grows as it goes down the board, so the lost
@@ -457,8 +457,9 @@ impl Scoreboard {
                 }
                 let start = self.start_of(i);
                 if self.segs[i].has(Entry::SACKED) {
+                    // Octets of data: a FIN's sequence number is none.
                     segs += 1;
-                    bytes += end - start;
+                    bytes += end - start - self.segs[i].has(Entry::FIN) as u64;
                 }
                 end = start;
             }
@@ -847,7 +848,7 @@ mod tests {
             for s in self.segs.iter_mut().rev() {
                 if s.sacked {
                     segs += 1;
-                    bytes += s.len();
+                    bytes += s.payload_len();
                 } else if (segs >= dupthresh || bytes > (dupthresh as u64 - 1) * mss) && !s.lost {
                     s.lost = true;
                     s.retransmitted = false;

@@ -360,7 +360,7 @@ impl TcpSocket {
             pace_wakeup: None,
             tx_budget: u32::MAX,
             tx_blocked: false,
-            rcv: Receiver::new(cfg.rcv_buf, cfg.delayed_ack, EcnEcho::Off),
+            rcv: Receiver::new(cfg.rcv_buf, cfg.delayed_ack, EcnEcho::Off).with_sack_fin(cfg.sack_fin),
             cfg,
             rate_echo: Rate(0),
             next_indicator_at: SimTime::ZERO,
@@ -2829,5 +2829,23 @@ mod tests {
         };
         assert_eq!(run(true), (1, 0, 2));
         assert_eq!(run(false), (1, 1, 2));
+    }
+
+    /// The same window closing (its last segment carries the FIN): rule (3) sees the last
+    /// segment SACKed, and repairs the 9th within the recovery, only if the receiver's SACK
+    /// block covers the FIN's sequence number.
+    #[test]
+    fn the_last_segment_of_a_closing_flow_is_sacked_only_with_the_fin_in_the_block() {
+        let run = |sack_fin: bool| {
+            let c = with(|c| c.sack_fin = sack_fin);
+            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && (i == 2 || i == 8));
+            h.start(10 * 1460, true);
+            h.run_until(SimTime::from_secs(3));
+            assert_eq!(h.b.delivered_bytes(), 10 * 1460);
+            h.a.stats().timeouts
+        };
+        assert_eq!(run(true), 0);
+        assert_eq!(run(false), 1);
     }
 }

@@ -65,6 +65,7 @@ impl Default for Transport {
             limited_transmit_beyond_pipe: d.limited_transmit_beyond_pipe,
             lost_retransmit_detection: d.lost_retransmit_detection,
             nextseg_rule3: d.nextseg_rule3,
+            sack_fin: d.sack_fin,
             recovery: match d.recovery {
                 Recovery::Prr => RecoveryName::Prr,
                 Recovery::Rfc6675 => RecoveryName::Rfc6675,
@@ -161,6 +162,7 @@ impl Transport {
             limited_transmit_beyond_pipe: self.limited_transmit_beyond_pipe,
             lost_retransmit_detection: self.lost_retransmit_detection,
             nextseg_rule3: self.nextseg_rule3,
+            sack_fin: self.sack_fin,
             recovery: match self.recovery {
                 RecoveryName::Prr => Recovery::Prr,
                 RecoveryName::Rfc6675 => Recovery::Rfc6675,
