@@ -2811,20 +2811,25 @@ mod tests {
         assert_eq!(run(false), ((seq(6), true), (seq(7), true)));
     }
 
-    /// One window of ten segments (the connection kept open), the 3rd and the 9th lost: the
-    /// 3rd is found by duplicate ACKs and resent; the 9th has only one segment SACKed above it,
-    /// too few for IsLost, and there is no new data to send. RFC 6675 NextSeg rule (3) resends
-    /// it within the recovery; without the rule it waits for the timer.
+    /// One window of ten segments whose 3rd and 9th are lost (first transmissions), sent on a
+    /// connection configured by `c`, closed after it if `close`; the sender's counters.
+    fn ten_segments_losing_the_3rd_and_9th(c: TcpConfig, close: bool) -> TcpStats {
+        let mut h = Harness::new(c, c, SimTime::from_ms(5));
+        h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && (i == 2 || i == 8));
+        h.start(10 * 1460, close);
+        h.run_until(SimTime::from_secs(3));
+        assert_eq!(h.b.delivered_bytes(), 10 * 1460);
+        h.a.stats().clone()
+    }
+
+    /// The connection kept open: the 3rd is found by duplicate ACKs and resent; the 9th has
+    /// only one segment SACKed above it, too few for IsLost, and there is no new data to send.
+    /// RFC 6675 NextSeg rule (3) resends it within the recovery; without the rule it waits for
+    /// the timer.
     #[test]
     fn nextseg_rule3_repairs_a_hole_near_the_top_of_the_window_without_a_timeout() {
         let run = |rule3: bool| {
-            let c = with(|c| c.nextseg_rule3 = rule3);
-            let mut h = Harness::new(c, c, SimTime::from_ms(5));
-            h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && (i == 2 || i == 8));
-            h.start(10 * 1460, false);
-            h.run_until(SimTime::from_secs(3));
-            assert_eq!(h.b.delivered_bytes(), 10 * 1460);
-            let st = h.a.stats();
+            let st = ten_segments_losing_the_3rd_and_9th(with(|c| c.nextseg_rule3 = rule3), false);
             (st.fast_recoveries, st.timeouts, st.retransmissions)
         };
         assert_eq!(run(true), (1, 0, 2));
@@ -2837,13 +2842,7 @@ mod tests {
     #[test]
     fn the_last_segment_of_a_closing_flow_is_sacked_only_with_the_fin_in_the_block() {
         let run = |sack_fin: bool| {
-            let c = with(|c| c.sack_fin = sack_fin);
-            let mut h = Harness::new(c, c, SimTime::from_ms(5));
-            h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && (i == 2 || i == 8));
-            h.start(10 * 1460, true);
-            h.run_until(SimTime::from_secs(3));
-            assert_eq!(h.b.delivered_bytes(), 10 * 1460);
-            h.a.stats().timeouts
+            ten_segments_losing_the_3rd_and_9th(with(|c| c.sack_fin = sack_fin), true).timeouts
         };
         assert_eq!(run(true), 0);
         assert_eq!(run(false), 1);
