@@ -41,10 +41,6 @@ class TcpChoices:
     # on top of what SACKs free in the pipe (`limited_transmit_beyond_pipe`, routerlab's older
     # model); ns-3 and Linux let the pipe and cwnd alone govern it
     lt_beyond_pipe: bool = False
-    # routerlab only: RFC 6675 NextSeg rule (3), resending an unSACKed segment below the
-    # highest SACK when a recovery has nothing else to send (`nextseg_rule3`), as ns-3's
-    # `TcpTxBuffer::NextSeg` does; off, as the table's runs were made
-    nextseg_rule3: bool = False
     # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
     # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
     ns3_prr: str = "ns3"

@@ -27,7 +27,7 @@ grow_at_recovery_exit = true
 timeout_reduces_again = true
 frto = false
 limited_transmit_beyond_pipe = {lt_beyond_pipe}
-nextseg_rule3 = {nextseg_rule3}
+nextseg_rule3 = false
 sack_fin = false
 cwnd_validation = "{cwnd_validation}"
 ssthresh_base = "{ssthresh_base}"
@@ -63,7 +63,6 @@ def transport(p: grid.Dumbbell | grid.Incast, cc: str) -> str:
         ssthresh_base=p.ssthresh_base,
         lost_retransmit_detection=str(p.lost_retransmit_detection).lower(),
         lt_beyond_pipe=str(p.lt_beyond_pipe).lower(),
-        nextseg_rule3=str(p.nextseg_rule3).lower(),
         ecn=str(getattr(p, "ecn", False)).lower(),  # DCTCP negotiates ECN whatever this says
     )
 

@@ -94,7 +94,7 @@ pub struct Receiver {
     /// SACK blocks cover the FIN's sequence number once the FIN has arrived (Linux's
     /// `tcp_data_queue_ofo` SACKs a segment's `end_seq`, FIN included). Off: blocks end at
     /// the payload, so a FIN-carrying segment is never SACKed.
-    pub sack_fin: bool,
+    sack_fin: bool,
 }
 
 impl Receiver {

@@ -93,14 +93,6 @@ enum Frto {
     SendNew,
 }
 
-/// What an ACK's SACK blocks newly told: the payload SACKed, an RTT sample, and the lowest
-/// end of a segment SACKed that was never retransmitted.
-struct SackedNow {
-    bytes: u64,
-    rtt: Option<SimTime>,
-    orig_end: Option<u64>,
-}
-
 /// The window a timeout reduced, to restore if it proves spurious (Linux's `prior_cwnd` and
 /// `prior_ssthresh`, saved by `tcp_enter_loss`).
 #[derive(Clone, Copy, Debug)]
@@ -802,12 +794,12 @@ impl TcpSocket {
         let mut pacing = None;
         loop {
             if self.tx_budget == 0 {
-                self.tx_blocked = self.has_something_to_send(data_end);
+                self.tx_blocked = self.has_something_to_send();
                 break;
             }
             if self.next_send_at > now
                 && *pacing.get_or_insert_with(|| self.paces())
-                && self.has_something_to_send(data_end)
+                && self.has_something_to_send()
             {
                 self.pace_wakeup = Some(self.next_send_at);
                 break;
@@ -902,14 +894,21 @@ impl TcpSocket {
     /// RFC 6675 NextSeg rule (3), when rules (1) and (2) have nothing to send: in a SACK
     /// recovery, the first segment below the highest SACK neither SACKed nor resent.
     fn nextseg_rule3(&self) -> Option<usize> {
-        if !(self.cfg.nextseg_rule3 && self.sack_ok && self.ca == CaState::Recovery) {
+        // The state first: every endpoint with nothing to send asks, and only a recovery reads
+        // the configuration's line.
+        if !(self.ca == CaState::Recovery && self.sack_ok && self.cfg.nextseg_rule3) {
             return None;
         }
         self.sb.first_unsacked_below_highest_sack()
     }
 
-    fn has_something_to_send(&mut self, data_end: u64) -> bool {
-        self.next_to_retransmit().is_some() || self.snd_nxt < data_end || (self.app_closed && !self.fin_sent)
+    fn has_something_to_send(&mut self) -> bool {
+        self.next_to_retransmit().is_some() || self.unsent_remains()
+    }
+
+    /// Written data not yet sent, or a FIN owed.
+    fn unsent_remains(&self) -> bool {
+        self.snd_nxt < 1 + self.app_written || (self.app_closed && !self.fin_sent)
     }
 
     /// New data after an idle period longer than the RTO, nothing outstanding: the window
@@ -1230,14 +1229,14 @@ impl TcpSocket {
         }
         self.rwnd = seg.window as u64;
         let ece = self.ecn_ok && seg.flags.has(TcpFlags::ECE);
-        let sacked = self.take_sack_blocks(now, seg);
+        let (sacked, sack_rtt) = self.take_sack_blocks(now, seg);
         let una_before = self.snd_una;
         let mut newly_lost = 0;
         // Payload delivered by this ACK, each byte once (newly SACKed, or acknowledged and not
         // SACKed before).
         let mut delivered = sacked.bytes;
         if ack > self.snd_una {
-            delivered += self.on_new_ack(now, seg, ece, &sacked);
+            delivered += self.on_new_ack(now, seg, ece, &sacked, sack_rtt);
         } else if ack == self.snd_una
             && seg.payload_len == 0
             && !seg.flags.has(TcpFlags::FIN)
@@ -1287,7 +1286,7 @@ impl TcpSocket {
     /// The ACK's SACK blocks onto the scoreboard: what they newly SACKed, and an RTT sample
     /// from them, taken at once on a duplicate ACK (Linux takes it on any ACK that SACKs new
     /// data).
-    fn take_sack_blocks(&mut self, now: SimTime, seg: &TcpSegment) -> SackedNow {
+    fn take_sack_blocks(&mut self, now: SimTime, seg: &TcpSegment) -> (Sacked, Option<SimTime>) {
         let sacked = if self.sack_ok && !seg.sack.is_empty() {
             self.sb.apply_sack(seg.sack.as_slice())
         } else {
@@ -1299,7 +1298,7 @@ impl TcpSocket {
         {
             self.rtt.on_sample(r);
         }
-        SackedNow { bytes: sacked.bytes, rtt, orig_end: sacked.orig_end }
+        (sacked, rtt)
     }
 
     /// What the congestion controller hears of an ACK.
@@ -1328,11 +1327,18 @@ impl TcpSocket {
     /// An ACK that advances `snd_una`: an RTT sample, the window grown or a recovery ended,
     /// the retransmission timer restarted. Returns the bytes it newly delivered beyond those
     /// it SACKed (`newly_sacked`).
-    fn on_new_ack(&mut self, now: SimTime, seg: &TcpSegment, ece: bool, sacked: &SackedNow) -> u64 {
+    fn on_new_ack(
+        &mut self,
+        now: SimTime,
+        seg: &TcpSegment,
+        ece: bool,
+        sacked: &Sacked,
+        sack_rtt: Option<SimTime>,
+    ) -> u64 {
         let ack = seg.ack;
         let in_flight = self.sb.pipe();
         let acked = self.sb.ack_to(ack);
-        let rtt = self.rtt_sample(now, seg, acked.rtt_from, sacked.rtt);
+        let rtt = self.rtt_sample(now, seg, acked.rtt_from, sack_rtt);
         if let Some(r) = rtt {
             self.rtt.on_sample(r);
         }
@@ -1426,7 +1432,7 @@ impl TcpSocket {
 
     /// A duplicate ACK: limited transmit, or the loss signal that starts a recovery, or (NewReno
     /// without SACK) the window inflated. Returns the segments SACKs newly mark lost.
-    fn on_duplicate_ack(&mut self, now: SimTime, ece: bool, sacked: &SackedNow) -> usize {
+    fn on_duplicate_ack(&mut self, now: SimTime, ece: bool, sacked: &Sacked) -> usize {
         self.stats.dupacks_received += 1;
         self.dupacks += 1;
         let mut newly_lost = 0;
@@ -1590,9 +1596,8 @@ impl TcpSocket {
             }
         } else if una_advanced && self.snd_una < self.recover {
             // Step 2.b: new data next, if there is some the peer's window takes.
-            let more = self.snd_nxt < 1 + self.app_written || (self.app_closed && !self.fin_sent);
-            self.frto =
-                if more && self.snd_una + self.rwnd > self.snd_nxt { Frto::SendNew } else { Frto::Off };
+            let sendable = self.unsent_remains() && self.snd_una + self.rwnd > self.snd_nxt;
+            self.frto = if sendable { Frto::SendNew } else { Frto::Off };
         }
     }
 
