@@ -32,13 +32,17 @@ AGREED = [
     ("dumbbell-dctcp-20", ["goodput_mbps", "jain", "drops"]),
     ("incast-40-256pkts-200ms", INCAST),
     ("incast-120-64pkts-200ms", INCAST),
+    ("incast-120-256pkts-200ms", INCAST),
     ("incast-120-256pkts-200ms/delay-spread", INCAST),
     # ns-3 growing the window on the ACK that ends a timeout's recovery as Linux does.
     ("incast-40-64pkts-200ms/ns3-linux-loss-exit", INCAST),
-    ("incast-120-64pkts-200ms/delay-spread/ns3-linux-loss-exit", INCAST),
+    (
+        "incast-120-64pkts-200ms/delay-spread/ns3-linux-loss-exit",
+        ["goodput_mbps", "drops", "fct_p99_ms"],
+    ),
     ("incast-40-256pkts-1ms", INCAST),
     ("incast-40-256pkts-1ms/ns3-linux-rtt", INCAST),
-    ("incast-120-64pkts-1ms/ns3-linux-rtt", INCAST),
+    ("incast-120-64pkts-1ms/ns3-linux-rtt", ["drops", "fct_mean_ms", "fct_p99_ms"]),
     ("incast-120-256pkts-1ms/ns3-linux-rtt", INCAST),
     ("incast-120-64pkts-1ms/no-timestamps/delay-spread/ns3-tcp", INCAST),
 ]

@@ -25,7 +25,7 @@ def run_rows(s: dict) -> list[tuple[str, str]]:
         rows.append(("jain index", f"{s['jain_index']:.3f}"))
     rows += [
         ("drops", f"{s['drops']}"),
-        ("retransmissions", f"{s['retransmissions']}"),
+        ("retransmissions", f"{s['retransmissions']}" + _loss_probes(s)),
         ("timeouts", f"{s['timeouts']}" + _spurious_timeouts(s) + _syn_timeouts(s)),
     ]
     return rows
@@ -55,6 +55,12 @@ def _spurious_timeouts(s: dict) -> str:
     """How many of the data timeouts F-RTO found spurious and undid, when there were any."""
     n = s.get("spurious_timeouts", 0)
     return f" ({n} found spurious and undone)" if n else ""
+
+
+def _loss_probes(s: dict) -> str:
+    """The tail loss probes sent (a new segment or the last one again), when there were any."""
+    n = s.get("loss_probes", 0)
+    return f"; {n} tail loss probe{'s' if n != 1 else ''} sent" if n else ""
 
 
 def _syn_timeouts(s: dict) -> str:

@@ -179,6 +179,7 @@ FLOW_SCHEMA = pa.schema(
         ("fast_recoveries", pa.uint64()),
         ("timeouts", pa.uint64()),
         ("spurious_timeouts", pa.uint64()),
+        ("loss_probes", pa.uint64()),
         ("syn_timeouts", pa.uint64()),
         ("loss_detection_s", pa.float64()),
         ("retransmitted_segments", pa.uint64()),

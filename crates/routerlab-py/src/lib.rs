@@ -210,6 +210,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
     summary.set_item("retransmissions", s.retransmissions)?;
     summary.set_item("timeouts", s.timeouts)?;
     summary.set_item("spurious_timeouts", s.spurious_timeouts)?;
+    summary.set_item("loss_probes", s.loss_probes)?;
     summary.set_item("syn_timeouts", s.syn_timeouts)?;
     summary.set_item("jain_short_mean", s.jain_short_mean)?;
 
@@ -231,6 +232,7 @@ fn results_dict<'py>(py: Python<'py>, r: &Results, names: &[String]) -> PyResult
         fast_recoveries,
         timeouts,
         spurious_timeouts,
+        loss_probes,
         syn_timeouts,
         loss_detection_s,
         retransmitted_segments,

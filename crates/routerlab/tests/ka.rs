@@ -191,7 +191,8 @@ fn the_path_s_smaller_rate_reaches_the_sender_whichever_router_is_first() {
 fn mixed(n: u32, tcp_size: &str, secs: u32, seed: u64) -> String {
     let tcp = format!("kind = \"fixed\"\nsize = \"{tcp_size}\"\nstart = \"8s\"\njitter = \"100ms\"");
     // As ka-mixed-heavy states: every timeout taken as real, NextSeg rules (1) and (2) only.
-    let transport = "[transport]\nfrto = false\nnextseg_rule3 = false\n";
+    let transport =
+        "[transport]\nfrto = false\nnextseg_rule3 = false\nrack = false\ntlp = false\ndsack = false\n";
     network(2 * n, ", ka = {}", secs, seed) + transport + &ka_and_tcp(n, &tcp)
 }
 

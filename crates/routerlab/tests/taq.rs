@@ -6,7 +6,8 @@ mod common;
 use routerlab::sim::Results;
 
 /// `n` long flows through a 1 Mbps, 200 ms RTT bottleneck whose queue is `queue`, 460-byte
-/// segments, for `secs` seconds; `output` is the `[output]` table's lines.
+/// segments, for `secs` seconds; `output` is the `[output]` table's lines. The senders find
+/// losses as the paper's did (duplicate ACKs and SACK counts, the timer): no RACK-TLP.
 fn regime(queue: &str, n: u32, secs: u32, seed: u64, output: &str) -> Results {
     let text = format!(
         r#"
@@ -21,6 +22,9 @@ bottleneck = {{ rate = "1Mbps", delay = "98ms", queue = {queue} }}
 [transport]
 cc = "newreno"
 mss = 460
+rack = false
+tlp = false
+dsack = false
 [[workload]]
 kind = "bulk"
 jitter = "1s"

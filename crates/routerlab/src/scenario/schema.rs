@@ -778,6 +778,16 @@ pub struct Transport {
     pub nextseg_rule3: bool,
     /// SACK blocks cover the FIN (Linux).
     pub sack_fin: bool,
+    /// D-SACK blocks for duplicate segments (RFC 2883; Linux).
+    pub dsack: bool,
+    /// RACK's time-based loss detection (RFC 8985; Linux).
+    pub rack: bool,
+    /// Tail loss probes (RFC 8985 §7; Linux).
+    pub tlp: bool,
+    /// Added to RACK's reordering timer and the probe timeout (Linux's 2 ms).
+    pub loss_timer_slack: Duration,
+    /// Added to the probe timeout with one segment in flight (RFC 8985's 200 ms).
+    pub tlp_delayed_ack_allowance: Duration,
     /// How the window comes down after a loss or an ECN echo.
     pub recovery: RecoveryName,
     /// The timestamps option (RFC 7323), and its clock's tick.

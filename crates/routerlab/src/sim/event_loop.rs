@@ -84,7 +84,7 @@ impl Simulation {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn dispatch(&mut self, ev: Event) {
         let now = self.now;
         match ev {

@@ -12,7 +12,8 @@
 //!   to the end of the run.
 //! - `retransmissions`, `timeouts`: data retransmissions and retransmission-timer expirations
 //!   with data outstanding at the data sender; `spurious_timeouts`: those of them F-RTO found
-//!   spurious and undid; `syn_timeouts`: expirations of its SYN timer
+//!   spurious and undid; `loss_probes`: tail loss probes it sent (RFC 8985 §7);
+//!   `syn_timeouts`: expirations of its SYN timer
 //!   (counted apart: a lost SYN costs a whole initial RTO); `fast_recoveries`: recovery episodes entered
 //!   without a timeout (duplicate ACKs, SACK or an explicit signal such as CP's PACK).
 //! - `loss_detection_s`: the mean, over the segments the sender retransmitted, of the time
@@ -56,6 +57,7 @@ pub struct FlowRow {
     pub fast_recoveries: u64,
     pub timeouts: u64,
     pub spurious_timeouts: u64,
+    pub loss_probes: u64,
     pub syn_timeouts: u64,
     pub loss_detection_s: Option<f64>,
     pub retransmitted_segments: u64,
@@ -121,6 +123,7 @@ pub struct Summary {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub spurious_timeouts: u64,
+    pub loss_probes: u64,
     pub syn_timeouts: u64,
     /// Mean of the short-term Jain indices, if fairness slices were measured.
     pub jain_short_mean: Option<f64>,
@@ -215,6 +218,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
     let mut tcp_goodputs = Vec::new();
     let mut delivered_total = 0u64;
     let (mut retx_total, mut to_total, mut syn_to_total, mut spurious_to_total) = (0, 0, 0, 0);
+    let mut probes_total = 0;
     for (i, c) in sim.conns.iter().enumerate() {
         let start = c.started.unwrap_or(c.start_at);
         let end = c.finished.unwrap_or(now);
@@ -235,6 +239,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
                     st.retransmissions += s.retransmissions;
                     st.timeouts += s.timeouts;
                     st.spurious_timeouts += s.spurious_timeouts;
+                    st.loss_probes += s.loss_probes;
                     st.syn_timeouts += s.syn_timeouts;
                     st.fast_recoveries += s.fast_recoveries;
                     st.first_retransmissions += s.first_retransmissions;
@@ -260,6 +265,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         to_total += timeouts;
         syn_to_total += st.syn_timeouts;
         spurious_to_total += st.spurious_timeouts;
+        probes_total += st.loss_probes;
         let goodput = if c.started.is_some() && span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 };
         if c.started.is_some() && c.is_tcp() {
             tcp_goodputs.push(goodput);
@@ -287,6 +293,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
             fast_recoveries: st.fast_recoveries,
             timeouts,
             spurious_timeouts: st.spurious_timeouts,
+            loss_probes: st.loss_probes,
             syn_timeouts: st.syn_timeouts,
             loss_detection_s: (st.first_retransmissions > 0)
                 .then(|| st.loss_detection.as_secs_f64() / st.first_retransmissions as f64),
@@ -365,6 +372,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         retransmissions: retx_total,
         timeouts: to_total,
         spurious_timeouts: spurious_to_total,
+        loss_probes: probes_total,
         syn_timeouts: syn_to_total,
         jain_short_mean: fairness.as_ref().and_then(|f| mean_of_present(&f.jain)),
     };

@@ -20,6 +20,7 @@ What is modelled, with the RFCs it follows (and what is not, in `docs/tcp.md`):
 */
 
 pub mod cc;
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -178,17 +179,42 @@ pub struct TcpConfig {
     /// resend and no new data, resend the first segment below the highest SACK that is
     /// neither SACKed nor resent, so that a hole too close to the top of the window for the
     /// duplicate-ACK rule (fewer than DupThresh segments SACKed above it) is repaired within
-    /// the recovery instead of by the timer. ns-3 does it (`TcpTxBuffer::NextSeg`); Linux
-    /// repairs such a hole by RACK's time-based marking (RFC 8985), not modelled here.
+    /// the recovery instead of by the timer. ns-3 does it (`TcpTxBuffer::NextSeg`); Linux does
+    /// not (off by default): it repairs such a hole by RACK's time-based marking (`rack`).
     pub nextseg_rule3: bool,
+    /// RACK (RFC 8985 §6, Linux's default loss detection since 4.18, `tcp_recovery` 1): with
+    /// SACK, a segment is lost once one sent after it has been delivered and a reordering
+    /// window (a quarter of the minimum RTT; none in a recovery or once `dupthresh` segments
+    /// are SACKed, until reordering is seen) has passed — retransmissions included, so a lost
+    /// retransmission is found the same way. It replaces the duplicate-ACK and SACK-count
+    /// rules (RFC 6675's IsLost) and `lost_retransmit_detection`. Off: RFC 6675 (ns-3's).
+    pub rack: bool,
+    /// Tail loss probe (RFC 8985 §7, Linux's `tcp_early_retrans` 3): with SACK, in the open
+    /// or CWR state, when no ACK came for the probe timeout (PTO, about 2·SRTT), send one new
+    /// segment or the last one again, so that a loss at the tail of a flight is repaired by a
+    /// fast recovery rather than a retransmission timeout. Off: the timer alone (ns-3).
+    pub tlp: bool,
+    /// Added to RACK's reordering timer and to the PTO with several segments in flight: Linux's
+    /// `TCP_TIMEOUT_MIN` (2 jiffies, 2 ms), a margin for the timer's granularity. RFC 8985 has
+    /// none.
+    pub loss_timer_slack: SimTime,
+    /// Added to the PTO when one segment is in flight, for a delayed ACK at the receiver:
+    /// RFC 8985 §7.2's WCDelAckT (200 ms), Linux's `TCP_RTO_MIN`.
+    pub tlp_delayed_ack_allowance: SimTime,
     /// The receiver's SACK blocks cover the FIN's sequence number (RFC 2018 blocks are of
     /// sequence space; Linux SACKs a segment's `end_seq`, FIN included), so a FIN-carrying
     /// segment that arrives out of order is SACKed. Off: blocks end at the payload, and the
     /// last segment of a closing flow is never SACKed (routerlab before this option).
     pub sack_fin: bool,
-    /// With SACK: presume a retransmission lost again once data sent after it is SACKed, and
-    /// resend it, instead of waiting for the timer (Linux's `tcp_mark_lost_retrans`, which RACK
-    /// later generalized; RFC 6675 itself leaves lost retransmissions to the timer).
+    /// The receiver reports a duplicate segment in a D-SACK block, first in its next ACK
+    /// (RFC 2883; Linux's `tcp_dsack`, on). With RACK the sender widens its reordering window
+    /// for each round trip that reports one (RFC 8985 §6.2 step 4). Off: duplicates are
+    /// acknowledged with ordinary SACK blocks only (ns-3).
+    pub dsack: bool,
+    /// With SACK and without RACK: presume a retransmission lost again once data sent after it
+    /// is SACKed, and resend it, instead of waiting for the timer (Linux's
+    /// `tcp_mark_lost_retrans` before RACK generalized it; RFC 6675 itself leaves lost
+    /// retransmissions to the timer). RACK finds them by itself.
     pub lost_retransmit_detection: bool,
     /// Delayed ACKs; `None` (the default) acknowledges every segment. Off by default because
     /// Linux's quick-ACK heuristics, which keep delayed ACKs from slowing slow start, are not
@@ -273,8 +299,13 @@ impl Default for TcpConfig {
             ssthresh_base: SsthreshBase::Cwnd,
             slow_start_after_idle: true,
             lost_retransmit_detection: true,
-            nextseg_rule3: true,
+            nextseg_rule3: false,
+            rack: true,
+            tlp: true,
+            loss_timer_slack: SimTime::from_ms(2),
+            tlp_delayed_ack_allowance: SimTime::from_ms(200),
             sack_fin: true,
+            dsack: true,
             delayed_ack: None,
             rcv_buf: 16 << 20,
             initial_ssthresh: None,

@@ -75,6 +75,8 @@ pub struct Receiver {
     /// Classic: echo ECE until CWR. DCTCP: CE state of the last data received.
     ece: bool,
     pub fin_received: bool,
+    /// A D-SACK block is owed (`dsack_block`): read on every segment sent, so kept here.
+    dsack_owed: bool,
     /// DCTCP: an ACK owed for the data before a CE change, with the old ECE value.
     flush: Option<(u64, bool)>,
     /// CP: PACKs owed, one per cut segment, oldest first: sent with the next segments (at
@@ -95,6 +97,10 @@ pub struct Receiver {
     /// `tcp_data_queue_ofo` SACKs a segment's `end_seq`, FIN included). Off: blocks end at
     /// the payload, so a FIN-carrying segment is never SACKed.
     sack_fin: bool,
+    /// Report duplicate segments in D-SACK blocks (RFC 2883; Linux's `tcp_dsack`, on).
+    dsack: bool,
+    /// The last duplicate received since the last ACK, to report first in the next one.
+    dsack_block: SackBlock,
 }
 
 impl Receiver {
@@ -122,6 +128,9 @@ impl Receiver {
             packs: VecDeque::new(),
             cut_segments: 0,
             sack_fin: false,
+            dsack: false,
+            dsack_owed: false,
+            dsack_block: SackBlock::default(),
         }
     }
 
@@ -174,13 +183,13 @@ impl Receiver {
         }
         let end = seq + len;
         let need = if end + fin as u64 <= self.rcv_nxt {
-            self.dup_segments += 1;
+            self.on_duplicate(seq, end);
             AckNeed::Now
         } else if seq > self.rcv_nxt {
             let before = self.ooo_bytes;
             self.insert_ooo(seq, end);
             if self.ooo_bytes == before && len > 0 {
-                self.dup_segments += 1;
+                self.on_duplicate(seq, end);
             }
             AckNeed::Now
         } else {
@@ -299,6 +308,37 @@ impl Receiver {
         self.unacked_segs = 0;
         self.ack_now = !self.packs.is_empty();
         self.delack_at = None;
+        self.dsack_owed = false;
+    }
+
+    /// A segment whose data had all arrived before: counted, and reported by the next ACK
+    /// with D-SACK.
+    fn on_duplicate(&mut self, seq: u64, end: u64) {
+        self.dup_segments += 1;
+        if self.dsack {
+            (self.dsack_owed, self.dsack_block) = (true, SackBlock { left: seq, right: end });
+        }
+    }
+
+    /// With D-SACK, the duplicate to report first (RFC 2883 §4), followed by the out-of-order
+    /// block that holds it, if any (§4 (2): so the sender can tell it from a SACK).
+    pub fn push_dsack_blocks(&self, list: &mut SackList, max: usize) {
+        if !self.dsack_owed {
+            return;
+        }
+        let d = self.dsack_block;
+        if list.len() < max
+            && list.push(d)
+            && let Some(b) = self.ooo.iter().find(|b| b.left <= d.left && d.right <= b.right)
+            && list.len() < max
+        {
+            list.push(self.as_reported(*b));
+        }
+    }
+
+    /// A D-SACK block is owed.
+    pub fn dsack_pending(&self) -> bool {
+        self.dsack_owed
     }
 
     /// DCTCP: an ACK `(ack, ece)` to send before anything else, for data preceding a CE change.
@@ -338,6 +378,12 @@ impl Receiver {
     /// With `sack_fin` (see there).
     pub fn with_sack_fin(mut self, on: bool) -> Receiver {
         self.sack_fin = on;
+        self
+    }
+
+    /// With D-SACK (see `dsack`).
+    pub fn with_dsack(mut self, on: bool) -> Receiver {
+        self.dsack = on;
         self
     }
 
@@ -512,6 +558,34 @@ mod tests {
         assert_eq!(r.rcv_nxt, 401);
         assert_eq!(r.delivered_bytes, 400);
         assert_eq!(r.sack_blocks().as_slice(), &[SackBlock { left: 501, right: 601 }]);
+    }
+
+    #[test]
+    fn a_duplicate_is_reported_first_in_the_next_ack_with_dsack() {
+        let dsack_blocks = |r: &Receiver| {
+            let mut list = SackList::new();
+            r.push_dsack_blocks(&mut list, 3);
+            list.as_slice().to_vec()
+        };
+        let mut r = rx(None).with_dsack(true);
+        r.on_segment(SimTime(0), 1, 100, false, false, false);
+        r.on_ack_sent(0);
+        r.on_segment(SimTime(0), 1, 100, false, false, false);
+        assert_eq!(dsack_blocks(&r), [SackBlock { left: 1, right: 101 }], "below the cumulative ACK");
+        r.on_ack_sent(0);
+        assert!(dsack_blocks(&r).is_empty(), "reported once");
+        // Within held out-of-order data: the block that holds it follows (RFC 2883 §4 (2)).
+        r.on_segment(SimTime(0), 201, 100, false, false, false);
+        r.on_segment(SimTime(0), 301, 100, false, false, false);
+        r.on_segment(SimTime(0), 201, 100, false, false, false);
+        assert_eq!(
+            dsack_blocks(&r),
+            [SackBlock { left: 201, right: 301 }, SackBlock { left: 201, right: 401 }]
+        );
+        let mut off = rx(None);
+        off.on_segment(SimTime(0), 1, 100, false, false, false);
+        off.on_segment(SimTime(0), 1, 100, false, false, false);
+        assert!(dsack_blocks(&off).is_empty(), "without D-SACK");
     }
 
     #[test]

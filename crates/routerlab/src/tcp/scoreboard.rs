@@ -12,8 +12,9 @@
 //!
 //! Loss marking follows RFC 6675's IsLost(): a segment is lost once at least `DupThresh`
 //! discontiguous SACKed segments, or more than `(DupThresh − 1)·SMSS` SACKed bytes, lie above
-//! it. A retransmission that is lost again is only found by the retransmission timer (as in
-//! RFC 6675; Linux's RACK is not modelled).
+//! it; or, with RACK (RFC 8985), once a segment sent after it has been delivered and a
+//! reordering window has passed ([`Scoreboard::mark_lost_by_time`]). A retransmission that is
+//! lost again is found by RACK, by lost-retransmission detection, or by the timer.
 
 use std::collections::VecDeque;
 
@@ -27,8 +28,9 @@ pub struct SentSegment {
     pub start: u64,
     /// One past the last sequence number (FIN included).
     pub end: u64,
-    /// When first sent: the RTT sample's origin, taken only if never retransmitted (Karn).
-    pub first_sent_at: SimTime,
+    /// When last sent (first sent, while never retransmitted): RACK's send time, and the RTT
+    /// sample's origin, taken only if never retransmitted (Karn).
+    pub sent_at: SimTime,
     /// Times sent (1 = never retransmitted; saturates at 65 535).
     pub tx_count: u16,
     /// Transmissions of it not known lost: neither reported by an explicit notification (CP:
@@ -64,7 +66,7 @@ impl SentSegment {
 /// they and `una` determine it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Entry {
-    first_sent_at: SimTime,
+    sent_at: SimTime,
     end_low: u32,
     tx_count: u16,
     unreported: u8,
@@ -119,6 +121,53 @@ pub struct Acked {
     /// timeout, Linux's `FLAG_ORIG_SACK_ACKED` in `tcp_clean_rtx_queue`).
     pub orig_end: Option<u64>,
     pub fin_acked: bool,
+    /// The most recently sent newly acknowledged segments (not SACKed before), for RACK.
+    pub latest: Latest,
+}
+
+/// The most recently sent of the segments an ACK newly delivered — among those never
+/// retransmitted, and among those retransmitted — by (send time, end), as RACK orders them
+/// (RFC 8985 §6.2 step 2; Linux's `tcp_rack_advance`); and whether one never retransmitted
+/// arrived below data delivered before it (reordering, RFC 8985's `RACK_detect_reordering`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Latest {
+    pub original: Option<(SimTime, u64)>,
+    pub retransmitted: Option<(SimTime, u64)>,
+    pub reordering: bool,
+}
+
+impl Latest {
+    /// Both ACK parts' deliveries together.
+    #[inline]
+    pub fn merge(&self, other: &Latest) -> Latest {
+        Latest {
+            original: self.original.max(other.original),
+            retransmitted: self.retransmitted.max(other.retransmitted),
+            reordering: self.reordering || other.reordering,
+        }
+    }
+
+    /// Note a segment newly acknowledged cumulatively, the board's oldest: those never
+    /// retransmitted come in the order sent, so the last is the latest.
+    #[inline]
+    fn note_acked(&mut self, sent_at: SimTime, end: u64, tx_count: u16, fack: u64) {
+        if tx_count == 1 {
+            self.original = Some((sent_at, end));
+            self.reordering |= end < fack;
+        } else {
+            self.note(sent_at, end, tx_count, fack);
+        }
+    }
+
+    /// Note a newly delivered segment; `fack` is the highest sequence delivered before the ACK.
+    #[inline]
+    fn note(&mut self, sent_at: SimTime, end: u64, tx_count: u16, fack: u64) {
+        let slot = if tx_count == 1 { &mut self.original } else { &mut self.retransmitted };
+        if slot.is_none_or(|l| (sent_at, end) > l) {
+            *slot = Some((sent_at, end));
+        }
+        self.reordering |= tx_count == 1 && end < fack;
+    }
 }
 
 /// What a SACK added to the board.
@@ -133,6 +182,8 @@ pub struct Sacked {
     /// The lowest end among the newly SACKed segments never retransmitted (as
     /// [`Acked::orig_end`]; Linux's `tcp_sacktag_one`).
     pub orig_end: Option<u64>,
+    /// The most recently sent newly SACKed segments, for RACK.
+    pub latest: Latest,
 }
 
 /// A retransmission still to be checked by lost-retransmission detection: the segment it
@@ -144,6 +195,7 @@ struct Retransmission {
     end: u64,
     tx_count: u16,
     retx_high: u64,
+    sent_at: SimTime,
 }
 
 /// The hints and side lists below keep every operation's cost independent of the window, so
@@ -178,9 +230,12 @@ pub struct Scoreboard {
     /// part. Pairwise apart (not touching), and not beyond the data sent when cached.
     sack_cache: [SackBlock; MAX_SACK_BLOCKS],
     /// Retransmissions in the order sent, hence in increasing `retx_high` (`snd_nxt` never
-    /// decreases); entries whose segment was since acknowledged, SACKed or resent are stale
-    /// and skipped.
+    /// decreases) and send time; entries whose segment was since acknowledged, SACKed or
+    /// resent are stale and skipped.
     retransmissions: VecDeque<Retransmission>,
+    /// Index below which no segment never retransmitted is a candidate for RACK's marking
+    /// (all are SACKed, presumed lost, or resent: a scan hint).
+    rack_hint: usize,
 }
 
 impl Scoreboard {
@@ -203,6 +258,10 @@ impl Scoreboard {
     }
     pub fn sacked_bytes(&self) -> u64 {
         self.sacked_bytes
+    }
+    /// SACKed segments on the board.
+    pub fn sacked_segments(&self) -> usize {
+        self.sacked_segs
     }
     pub fn segments(&self) -> impl Iterator<Item = SentSegment> + '_ {
         (0..self.segs.len()).map(|i| self.get(i))
@@ -234,7 +293,7 @@ impl Scoreboard {
         SentSegment {
             start: self.start_of(idx),
             end: self.end_of(idx),
-            first_sent_at: e.first_sent_at,
+            sent_at: e.sent_at,
             tx_count: e.tx_count,
             unreported: e.unreported,
             sacked: e.has(Entry::SACKED),
@@ -252,7 +311,7 @@ impl Scoreboard {
         debug_assert!(self.segs.back().is_none_or(|e| e.end(self.una) == start));
         assert!(end - self.una < 1 << 32, "the board spans less than 2^32 sequence numbers");
         let mut e =
-            Entry { first_sent_at: now, end_low: end as u32, tx_count: 1, unreported: 1, ..Entry::default() };
+            Entry { sent_at: now, end_low: end as u32, tx_count: 1, unreported: 1, ..Entry::default() };
         e.set(Entry::FIN, fin);
         self.pipe += e.pipe_share(end - start);
         self.segs.push_back(e);
@@ -262,6 +321,7 @@ impl Scoreboard {
     pub fn ack_to(&mut self, ack: u64) -> Acked {
         let mut out = Acked::default();
         let mut karn_ok = true;
+        let fack = self.delivered_high();
         while let Some(front) = self.segs.front().copied() {
             let (start, end) = (self.una, front.end(self.una));
             if end <= ack {
@@ -274,17 +334,19 @@ impl Scoreboard {
                     self.sacked_segs -= 1;
                 } else {
                     out.newly_delivered += len - front.has(Entry::FIN) as u64;
+                    out.latest.note_acked(front.sent_at, end, front.tx_count, fack);
                 }
                 out.bytes += len;
                 out.fin_acked |= front.has(Entry::FIN);
                 if front.tx_count > 1 {
                     karn_ok = false;
                 } else if out.rtt_from.is_none() && !front.has(Entry::SACKED) {
-                    out.rtt_from = Some(front.first_sent_at);
+                    out.rtt_from = Some(front.sent_at);
                     out.orig_end = Some(end);
                 }
                 self.retx_hint = self.retx_hint.saturating_sub(1);
                 self.lost_hint = self.lost_hint.saturating_sub(1);
+                self.rack_hint = self.rack_hint.saturating_sub(1);
                 self.high_sacked_at = self.high_sacked_at.saturating_sub(1);
             } else if start < ack {
                 // A partial acknowledgment of a segment: trim it.
@@ -314,12 +376,20 @@ impl Scoreboard {
         out
     }
 
+    /// The highest sequence number delivered — SACKed or cumulatively acknowledged — so far
+    /// (RACK's `fack`).
+    fn delivered_high(&self) -> u64 {
+        self.highest_sacked().unwrap_or(0).max(self.una)
+    }
+
     /// Apply SACK blocks; returns the payload bytes newly SACKed. Blocks with left ≥ right (a
     /// CP PACK, or garbage) are ignored here.
     pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> Sacked {
         let mut newly = 0;
         let mut rtt_from: Option<SimTime> = None;
         let mut orig_end: Option<u64> = None;
+        let mut latest = Latest::default();
+        let fack = self.delivered_high();
         for b in blocks {
             let cached = &self.sack_cache[..self.sack_cached];
             // A block the last ACK reported too (most of a recovery's blocks) has nothing new.
@@ -366,9 +436,10 @@ impl Scoreboard {
                             (self.high_sacked, self.high_sacked_at) = (end, i);
                         }
                         newly += end - start - s.has(Entry::FIN) as u64;
+                        latest.note(s.sent_at, end, s.tx_count, fack);
                         if s.tx_count == 1 {
-                            if rtt_from.is_none_or(|t| s.first_sent_at < t) {
-                                rtt_from = Some(s.first_sent_at);
+                            if rtt_from.is_none_or(|t| s.sent_at < t) {
+                                rtt_from = Some(s.sent_at);
                             }
                             orig_end = Some(orig_end.map_or(end, |e| e.min(end)));
                         }
@@ -381,7 +452,7 @@ impl Scoreboard {
         if newly > 0 {
             self.lost_marks_current = None;
         }
-        Sacked { bytes: newly, rtt_from, orig_end }
+        Sacked { bytes: newly, rtt_from, orig_end, latest }
     }
 
     /// The index of the highest SACKed segment (there is one): the hint, checked.
@@ -560,6 +631,7 @@ impl Scoreboard {
         self.pipe = pipe;
         self.retx_hint = self.segs.len();
         self.lost_hint = 0;
+        self.rack_hint = 0;
         self.lost_marks_current = None;
     }
 
@@ -589,18 +661,150 @@ impl Scoreboard {
         })
     }
 
-    /// Record that segment `idx` was retransmitted, when `snd_nxt` was as given.
-    pub fn on_retransmit(&mut self, idx: usize, snd_nxt: u64) {
-        let end = self.end_of(idx);
-        let len = end - self.start_of(idx);
-        let s = &mut self.segs[idx];
+    /// Record that segment `idx` (presumed lost) was retransmitted at `now`, when `snd_nxt`
+    /// was as given.
+    pub fn on_retransmit(&mut self, idx: usize, now: SimTime, snd_nxt: u64) {
+        let len = self.end_of(idx) - self.start_of(idx);
+        let s = &self.segs[idx];
         debug_assert!(s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED));
-        s.set(Entry::RETRANSMITTED, true);
+        self.segs[idx].set(Entry::RETRANSMITTED, true);
+        self.pipe += self.segs[idx].pipe_share(len);
+        self.record_resend(idx, now, snd_nxt);
+    }
+
+    /// Whether a segment in flight may have been sent before `before` — false in the usual
+    /// case, where the oldest segment was sent after it and nothing was resent since the
+    /// last check: then RACK has nothing to mark. (Retransmissions are listed until a check
+    /// finds them stale.)
+    #[inline]
+    pub fn sent_before(&self, before: (SimTime, u64)) -> bool {
+        let Some(front) = self.segs.front() else { return false };
+        front.tx_count > 1
+            || (front.sent_at, front.end(self.una)) < before
+            || !self.retransmissions.is_empty()
+    }
+
+    /// Record that segment `idx`, in flight and not presumed lost, was sent again at `now` as
+    /// a probe (a tail loss probe, RFC 8985 §7.3): it stays in the pipe once, and is now as
+    /// old as the probe.
+    pub fn on_probe(&mut self, idx: usize, now: SimTime, snd_nxt: u64) {
+        debug_assert!(!self.segs[idx].has(Entry::LOST) && !self.segs[idx].has(Entry::SACKED));
+        self.record_resend(idx, now, snd_nxt);
+    }
+
+    /// A further transmission of segment `idx`: counted, dated, and listed for the checks of
+    /// lost retransmissions.
+    fn record_resend(&mut self, idx: usize, now: SimTime, snd_nxt: u64) {
+        // Resends of segments since acknowledged are stale (usually the oldest): dropped
+        // here, so that the list stays as short as the resends outstanding.
+        while self.retransmissions.front().is_some_and(|r| r.end <= self.una) {
+            self.retransmissions.pop_front();
+        }
+        let end = self.end_of(idx);
+        let s = &mut self.segs[idx];
         s.tx_count = s.tx_count.saturating_add(1);
         s.unreported = s.unreported.saturating_add(1);
-        self.pipe += s.pipe_share(len);
+        s.sent_at = now;
         debug_assert!(self.retransmissions.back().is_none_or(|r| r.retx_high <= snd_nxt));
-        self.retransmissions.push_back(Retransmission { end, tx_count: s.tx_count, retx_high: snd_nxt });
+        self.retransmissions.push_back(Retransmission {
+            end,
+            tx_count: s.tx_count,
+            retx_high: snd_nxt,
+            sent_at: now,
+        });
+    }
+
+    /// RACK's loss detection (RFC 8985 §6.2 step 5; Linux's `tcp_rack_detect_loss`): every
+    /// segment in flight — neither SACKed nor presumed lost and not yet resent — sent before
+    /// `before` (the send time and end of the most recently sent segment delivered) is lost
+    /// once `wait` (RACK.rtt plus the reordering window) has passed since it was last sent.
+    /// Returns the number newly presumed lost, how many of them were retransmissions, and the
+    /// longest time one of the others has still to wait. [`Scoreboard::sent_before`] says
+    /// first, cheaply, whether any segment can be.
+    ///
+    /// Segments never retransmitted were sent in sequence order, so those sent before
+    /// `before` are a prefix of them, walked from a hint; retransmitted ones are walked in the
+    /// order they were resent.
+    pub fn mark_lost_by_time(
+        &mut self,
+        before: (SimTime, u64),
+        wait: SimTime,
+        now: SimTime,
+    ) -> (usize, usize, Option<SimTime>) {
+        let mut marked = 0;
+        let mut resent_marked = 0;
+        let mut longest: Option<SimTime> = None;
+        let mut judge = |sent_at: SimTime| -> bool {
+            let expires = sent_at + wait;
+            if expires <= now {
+                return true;
+            }
+            let left = expires - now;
+            longest = Some(longest.map_or(left, |l| l.max(left)));
+            false
+        };
+        // Never retransmitted, in sequence (= send) order.
+        let mut i = self.rack_hint;
+        let mut hint_settled = false;
+        let mut start = self.start_of_or_end(i);
+        while i < self.segs.len() {
+            let end = self.end_of(i);
+            let e = self.segs[i];
+            if e.tx_count == 1 {
+                if (e.sent_at, end) >= before {
+                    break;
+                }
+                if !e.has(Entry::SACKED) && !e.has(Entry::LOST) {
+                    if judge(e.sent_at) {
+                        self.presume_lost(i, end - start);
+                        marked += 1;
+                    } else if !hint_settled {
+                        (self.rack_hint, hint_settled) = (i, true);
+                    }
+                }
+            }
+            (i, start) = (i + 1, end);
+        }
+        if !hint_settled {
+            self.rack_hint = i;
+        }
+        // Retransmitted, in the order resent. Entries of segments acknowledged, SACKed or
+        // resent since are stale and leave the list from its front; those of segments
+        // presumed lost and not yet resent are skipped (F-RTO's undo may put them back in
+        // flight).
+        let mut k = 0;
+        while k < self.retransmissions.len() {
+            let r = self.retransmissions[k];
+            // Resent in time order: none after this one was sent before `before`.
+            if r.sent_at > before.0 {
+                break;
+            }
+            let current = self.index_holding(r.end - 1).filter(|&j| {
+                let e = &self.segs[j];
+                self.end_of(j) == r.end && e.tx_count == r.tx_count && !e.has(Entry::SACKED)
+            });
+            let Some(j) = current else {
+                if k == 0 {
+                    self.retransmissions.pop_front();
+                } else {
+                    k += 1;
+                }
+                continue;
+            };
+            let e = self.segs[j];
+            if e.has(Entry::LOST) && !e.has(Entry::RETRANSMITTED) {
+                k += 1;
+                continue;
+            }
+            // At the same time as `before`, in any order of sequence.
+            if (r.sent_at, r.end) < before && judge(r.sent_at) {
+                let len = r.end - self.start_of(j);
+                self.presume_lost(j, len);
+                resent_marked += 1;
+            }
+            k += 1;
+        }
+        (marked + resent_marked, resent_marked, longest)
     }
 
     /// Lost-retransmission detection (Linux's `tcp_mark_lost_retrans`): a retransmission is
@@ -673,13 +877,13 @@ mod tests {
         for round in 0..300 {
             assert!(b.mark_lost_explicitly(101), "PACK {round}");
             let i = b.next_to_retransmit().unwrap();
-            b.on_retransmit(i, 301);
+            b.on_retransmit(i, SimTime(100), 301);
         }
         assert_eq!(b.get(1).tx_count, 301);
         // Two copies in flight: the first PACK leaves the other unaccounted for.
         b.mark_lost_at(101);
         let i = b.next_to_retransmit().unwrap();
-        b.on_retransmit(i, 301);
+        b.on_retransmit(i, SimTime(100), 301);
         assert!(!b.mark_lost_explicitly(101), "a copy may still arrive");
         assert!(b.mark_lost_explicitly(101));
         // After a timeout every copy is presumed lost: the next PACK acts.
@@ -687,7 +891,7 @@ mod tests {
         let i = b.next_to_retransmit().unwrap();
         assert_eq!(i, 0);
         for i in 0..3 {
-            b.on_retransmit(i, 301);
+            b.on_retransmit(i, SimTime(100), 301);
         }
         assert!(b.mark_lost_explicitly(101));
     }
@@ -757,7 +961,7 @@ mod tests {
         let mut b = board(3);
         assert!(b.mark_lost_at(1));
         let i = b.next_to_retransmit().unwrap();
-        b.on_retransmit(i, 401);
+        b.on_retransmit(i, SimTime(100), 401);
         let a = b.ack_to(201);
         assert_eq!(a.rtt_from, None);
     }
@@ -781,7 +985,7 @@ mod tests {
         b.mark_all_lost();
         assert_eq!(b.pipe(), 0);
         let i = b.next_to_retransmit().unwrap();
-        b.on_retransmit(i, 401);
+        b.on_retransmit(i, SimTime(100), 401);
         assert_eq!(b.pipe(), 100);
         assert_eq!(b.next_to_retransmit(), Some(1));
     }
@@ -794,7 +998,7 @@ mod tests {
         assert_eq!(b.first_unsacked_below_highest_sack(), Some(0));
         b.mark_lost_at(1);
         let i = b.next_to_retransmit().unwrap();
-        b.on_retransmit(i, 601);
+        b.on_retransmit(i, SimTime(100), 601);
         assert_eq!(b.first_unsacked_below_highest_sack(), Some(2), "0 resent, 1 SACKed");
         b.apply_sack(&[SackBlock { left: 201, right: 401 }]);
         assert_eq!(b.first_unsacked_below_highest_sack(), None, "nothing unSACKed below 501 but 0");
@@ -805,7 +1009,7 @@ mod tests {
         let mut b = board(4); // segments [1,101) … [301,401)
         b.mark_lost_at(1);
         let i = b.next_to_retransmit().unwrap();
-        b.on_retransmit(i, 401); // resent when snd_nxt was 401
+        b.on_retransmit(i, SimTime(100), 401); // resent when snd_nxt was 401
         b.push(401, 501, SimTime(6), false);
         b.apply_sack(&[SackBlock { left: 101, right: 401 }]);
         assert_eq!(b.mark_lost_retransmissions(), 0, "nothing sent after it is SACKed yet");
@@ -828,20 +1032,50 @@ mod tests {
         /// newly SACKed segments never retransmitted.
         fn apply_sack(&mut self, blocks: &[SackBlock]) -> Sacked {
             let mut out = Sacked::default();
+            let fack = self.fack();
             for b in blocks {
                 for s in self.segs.iter_mut() {
                     if b.left < b.right && !s.sacked && s.start >= b.left && s.end <= b.right {
                         s.sacked = true;
                         out.bytes += s.payload_len();
+                        out.latest.note(s.sent_at, s.end, s.tx_count, fack);
                         if s.tx_count == 1 {
-                            out.rtt_from =
-                                Some(out.rtt_from.map_or(s.first_sent_at, |t| t.min(s.first_sent_at)));
+                            out.rtt_from = Some(out.rtt_from.map_or(s.sent_at, |t| t.min(s.sent_at)));
                             out.orig_end = Some(out.orig_end.map_or(s.end, |e| e.min(s.end)));
                         }
                     }
                 }
             }
             out
+        }
+        /// The highest sequence number delivered (RACK's fack).
+        fn fack(&self) -> u64 {
+            let high_sacked = self.segs.iter().filter(|s| s.sacked).map(|s| s.end).max();
+            high_sacked.unwrap_or(0).max(self.segs.first().map_or(0, |s| s.start))
+        }
+        /// RACK by a scan of every segment: those in flight sent before `before` are lost once
+        /// `wait` has passed since; the longest wait left among the others.
+        fn mark_lost_by_time(
+            &mut self,
+            before: (SimTime, u64),
+            wait: SimTime,
+            now: SimTime,
+        ) -> (usize, usize, Option<SimTime>) {
+            let (mut marked, mut resent, mut longest) = (0, 0, None::<SimTime>);
+            for s in self.segs.iter_mut() {
+                let in_flight = !s.sacked && (!s.lost || s.retransmitted);
+                if in_flight && (s.sent_at, s.end) < before {
+                    if s.sent_at + wait <= now {
+                        (s.lost, s.retransmitted) = (true, false);
+                        marked += 1;
+                        resent += (s.tx_count > 1) as usize;
+                    } else {
+                        let left = s.sent_at + wait - now;
+                        longest = Some(longest.map_or(left, |l| l.max(left)));
+                    }
+                }
+            }
+            (marked, resent, longest)
         }
         fn mark_lost_by_sack(&mut self, dupthresh: u32, mss: u64) -> usize {
             let (mut segs, mut bytes, mut marked) = (0, 0, 0);
@@ -897,14 +1131,18 @@ mod tests {
         ) {
             let (mut b, mut naive) = (Scoreboard::new(), Naive::default());
             let (mut snd_nxt, mut fin_sent) = (1, false);
+            // Segments are sent in time order, several at a time; RACK's marking or the
+            // lost-retransmission check, not both (either consumes the list of resends).
+            let (mut clock, rack) = (0u64, ops.len() % 2 == 0);
             for (op, x, y, len) in ops {
+                clock += x % 3;
                 let una = b.first().map_or(snd_nxt, |s| s.start);
                 let at = |v: u64| una + v % (snd_nxt - una + 1);
                 match op {
                     0 | 1 if !fin_sent => {
                         let seg = (snd_nxt, snd_nxt + len);
                         fin_sent = x % 29 == 0;
-                        b.push(seg.0, seg.1, SimTime(x), fin_sent);
+                        b.push(seg.0, seg.1, SimTime(clock), fin_sent);
                         naive.segs.push(b.segments().last().unwrap());
                         snd_nxt = seg.1;
                     }
@@ -918,6 +1156,14 @@ mod tests {
                         let n = 1 + (len % 4) as usize;
                         let sacked = naive.apply_sack(&blocks[..n]);
                         prop_assert_eq!(b.apply_sack(&blocks[..n]), sacked);
+                    }
+                    3 if rack => {
+                        let before = (SimTime(clock.saturating_sub(y % 8)), at(x));
+                        let (wait, now) = (SimTime(len % 4), SimTime(clock));
+                        prop_assert_eq!(
+                            b.mark_lost_by_time(before, wait, now),
+                            naive.mark_lost_by_time(before, wait, now)
+                        );
                     }
                     3 => {
                         prop_assert_eq!(b.mark_lost_by_sack(3, 100), naive.mark_lost_by_sack(3, 100));
@@ -935,12 +1181,18 @@ mod tests {
                         let first = naive.segs.iter().position(|s| s.lost && !s.retransmitted && !s.sacked);
                         prop_assert_eq!(i, first);
                         if let Some(i) = i {
-                            b.on_retransmit(i, snd_nxt);
+                            b.on_retransmit(i, SimTime(clock), snd_nxt);
                             let s = &mut naive.segs[i];
                             s.retransmitted = true;
-                            s.tx_count += 1;
+                            (s.tx_count, s.sent_at) = (s.tx_count + 1, SimTime(clock));
                             s.unreported = s.unreported.saturating_add(1);
                             naive.retx_high.insert(s.end, snd_nxt);
+                        } else if let Some(last) = naive.segs.last_mut().filter(|s| !s.lost && !s.sacked && len % 3 == 0) {
+                            // A tail loss probe.
+                            b.on_probe(b.len() - 1, SimTime(clock), snd_nxt);
+                            (last.tx_count, last.sent_at) = (last.tx_count + 1, SimTime(clock));
+                            last.unreported = last.unreported.saturating_add(1);
+                            naive.retx_high.insert(last.end, snd_nxt);
                         }
                     }
                     6 => {

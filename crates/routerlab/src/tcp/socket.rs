@@ -22,13 +22,14 @@
 use std::sync::Arc;
 
 use super::cc::{AckSample, AnyCc, CongestionControl, Window};
+use super::rack::{Probe, ProbeOutcome, Rack};
 use super::receiver::{EcnEcho, Receiver};
 use super::rtt::RttEstimator;
-use super::scoreboard::{Sacked, Scoreboard};
-use super::timestamps::TsClock;
+use super::scoreboard::{Latest, Sacked, Scoreboard};
+use super::timestamps::{TsClock, at_or_after};
 use super::{CwndValidation, Recovery, RttModel, SsthreshBase, TcpConfig};
 use crate::mechanisms::ka::{RateProtocol, encoding as ka_code};
-use crate::net::packet::{Ecn, RateFields, SackList, TcpFlags, TcpSegment};
+use crate::net::packet::{Ecn, RateFields, SackBlock, SackList, TcpFlags, TcpSegment};
 use crate::units::{Rate, SimTime};
 
 /// Connection states (RFC 793), with TIME-WAIT folded into `Closed` (ports are never reused
@@ -99,6 +100,37 @@ enum Frto {
 struct Undo {
     cwnd: u64,
     ssthresh: u64,
+    /// `recover` before the timeout: a spurious timeout began no episode, so it does not
+    /// hold off the next recovery (RFC 6675 §5.1's rule after a timeout).
+    recover: u64,
+}
+
+/// The ACK's first SACK block is a D-SACK (RFC 2883 §4): below the cumulative ACK, or within
+/// the second block. CP's PACKs (left ≥ right) come before any and are passed over.
+fn first_is_dsack(blocks: &[SackBlock], ack: u64) -> bool {
+    let mut real = blocks.iter().filter(|b| b.left < b.right);
+    let Some(first) = real.next() else { return false };
+    first.right <= ack || real.next().is_some_and(|b| b.left <= first.left && first.right <= b.right)
+}
+
+/// What the retransmission timer is armed for (Linux's `icsk_pending`): one deadline, one
+/// purpose at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LossTimer {
+    /// The retransmission timeout (RFC 6298), or the SYN's.
+    Retransmit,
+    /// The tail loss probe's timeout (RFC 8985 §7.2).
+    Probe,
+    /// RACK's reordering timer (RFC 8985 §6.3).
+    Reorder,
+}
+
+/// What a tail loss probe will send, once its timer has fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ProbeDue {
+    NewData,
+    /// The last segment, by index on the scoreboard.
+    Resend(usize),
 }
 
 /// A reason to believe data was lost. Every loss signal — inferred or explicit — enters here.
@@ -171,6 +203,10 @@ pub struct TcpStats {
     /// Timeouts F-RTO found spurious and undid (Linux's `TCPSpuriousRTOs`); counted in
     /// `timeouts` too.
     pub spurious_timeouts: u64,
+    /// Tail loss probes sent (RFC 8985 §7; Linux's `TCPLossProbes`), and those whose ACK
+    /// showed they repaired a loss (`TCPLossProbeRecovery`).
+    pub loss_probes: u64,
+    pub loss_probe_recoveries: u64,
 }
 
 /// A TCP endpoint. Fields are in the order of how often they are read (`repr(C)` keeps it):
@@ -192,7 +228,8 @@ pub struct TcpSocket {
     /// The peer's advertised window.
     rwnd: u64,
     win: Window,
-    rto_at: Option<SimTime>,
+    timer_at: Option<SimTime>,
+    timer: LossTimer,
     /// RFC 6582 `recover` / RFC 6675 RecoveryPoint / the high mark of a timeout.
     recover: u64,
     /// ECN: do not react again before snd_una passes this.
@@ -243,6 +280,10 @@ pub struct TcpSocket {
     prr: Prr,
     frto: Frto,
     undo: Option<Undo>,
+    rack: Rack,
+    /// A tail loss probe outstanding, and one due to be sent.
+    probe: Option<Probe>,
+    probe_due: Option<ProbeDue>,
     cc: AnyCc,
     rtt: RttEstimator,
     /// `RttModel::Ns3`: the highest sequence sent when the timer last expired; ACKs at or
@@ -332,6 +373,9 @@ impl TcpSocket {
             prr: Prr::default(),
             frto: Frto::Off,
             undo: None,
+            rack: Rack::default(),
+            probe: None,
+            probe_due: None,
             cc: cfg.cc.build(),
             rtt: RttEstimator::new(cfg.rto),
             rtt_history_from: 0,
@@ -345,14 +389,17 @@ impl TcpSocket {
             retransmit_now: false,
             lt_credit: 0,
             cwnd_limited: false,
-            rto_at: None,
+            timer_at: None,
+            timer: LossTimer::Retransmit,
             cwr_pending: false,
             ecn_high_seq: 0,
             next_send_at: SimTime::ZERO,
             pace_wakeup: None,
             tx_budget: u32::MAX,
             tx_blocked: false,
-            rcv: Receiver::new(cfg.rcv_buf, cfg.delayed_ack, EcnEcho::Off).with_sack_fin(cfg.sack_fin),
+            rcv: Receiver::new(cfg.rcv_buf, cfg.delayed_ack, EcnEcho::Off)
+                .with_sack_fin(cfg.sack_fin)
+                .with_dsack(cfg.dsack),
             cfg,
             rate_echo: Rate(0),
             next_indicator_at: SimTime::ZERO,
@@ -492,7 +539,7 @@ impl TcpSocket {
             (None, y) => y,
         };
         earliest(
-            earliest(self.rto_at, self.rcv.delack_at),
+            earliest(self.timer_at, self.rcv.delack_at),
             earliest(self.pace_wakeup, self.indicator_due_at()),
         )
     }
@@ -651,9 +698,13 @@ impl TcpSocket {
 
     /// A timer may have expired.
     pub fn on_timer(&mut self, now: SimTime) {
-        if self.rto_at.is_some_and(|t| t <= now) {
-            self.rto_at = None;
-            self.on_loss_signal(now, LossSignal::Timeout);
+        if self.timer_at.is_some_and(|t| t <= now) {
+            self.timer_at = None;
+            match self.timer {
+                LossTimer::Retransmit => self.on_loss_signal(now, LossSignal::Timeout),
+                LossTimer::Probe => self.on_probe_timeout(now),
+                LossTimer::Reorder => self.on_reorder_timeout(now),
+            }
         }
         if self.pace_wakeup.is_some_and(|t| t <= now) {
             self.pace_wakeup = None;
@@ -689,6 +740,7 @@ impl TcpSocket {
     // ------------------------------------------------------------------ output
 
     /// Emit every segment the socket may send now.
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: SimTime, emit: &mut impl Transmit) {
         match self.state {
             State::Closed | State::Listen => return,
@@ -750,6 +802,9 @@ impl TcpSocket {
             self.restart_after_idle(now);
         }
         let snd_nxt_before = self.snd_nxt;
+        if self.probe_due.is_some() && self.tx_budget > 0 {
+            self.send_probe(now, emit);
+        }
         self.send_data_loop(now, emit);
         if self.frto == Frto::SendNew {
             // F-RTO step 2.b sent new data, or could not: then the recovery goes on as usual
@@ -760,6 +815,10 @@ impl TcpSocket {
                 self.frto = Frto::Off;
                 self.send_data_loop(now, emit);
             }
+        }
+        if self.snd_nxt > snd_nxt_before && self.timer != LossTimer::Reorder {
+            // Linux's `tcp_write_xmit`: after new data, a probe's timer if one applies.
+            self.schedule_probe(now, false);
         }
         if self.cfg.cwnd_validation == CwndValidation::Linux {
             // New data only: Linux validates in `tcp_write_xmit`, not for retransmissions.
@@ -787,7 +846,6 @@ impl TcpSocket {
     fn send_data_loop(&mut self, now: SimTime, emit: &mut impl Transmit) {
         self.pace_wakeup = None;
         self.tx_blocked = false;
-        let data_end = 1 + self.app_written;
         // Whether this connection paces, asked only once a send is due later: the answer reads
         // the congestion control's and RTT estimator's lines, which the receiving end of a
         // one-way transfer (answering every segment) otherwise never reads.
@@ -808,26 +866,27 @@ impl TcpSocket {
                 let s = self.sb.get(i);
                 if self.retransmit_now || self.sb.pipe() + s.payload_len() <= self.win.cwnd {
                     self.retransmit_now = false;
-                    self.sb.on_retransmit(i, self.snd_nxt);
+                    self.sb.on_retransmit(i, now, self.snd_nxt);
                     self.stats.retransmissions += 1;
                     if s.tx_count == 1 {
                         self.stats.first_retransmissions += 1;
-                        self.stats.loss_detection += now.saturating_sub(s.first_sent_at);
+                        self.stats.loss_detection += now.saturating_sub(s.sent_at);
                     }
                     self.emit_data(now, s.start, s.end, s.fin, true, emit);
+                    if i == 0 && self.rack_on() && self.timer != LossTimer::Reorder {
+                        // With RACK, as Linux's `tcp_xmit_retransmit_queue`: resending the
+                        // oldest segment restarts the RTO.
+                        self.arm(now + self.rtt.rto(), LossTimer::Retransmit);
+                    }
                     continue;
                 }
                 self.cwnd_limited = true;
                 break;
             }
-            let fin_pending = self.app_closed && !self.fin_sent;
-            if self.snd_nxt < data_end || fin_pending {
-                let len = (data_end - self.snd_nxt).min(self.win.mss);
-                let fin = fin_pending && self.snd_nxt + len == data_end;
-                let seq_len = len + fin as u64;
-                if self.snd_nxt + seq_len - self.snd_una > self.rwnd {
+            if self.unsent_remains() {
+                let Some((len, fin)) = self.next_new_segment() else {
                     break; // receiver-window limited
-                }
+                };
                 // The FIN takes a sequence number but no room in the window (the board gives it
                 // no share of the pipe): a flow of exactly one window leaves in one flight.
                 let over_cwnd = self.sb.pipe() + len > self.win.cwnd;
@@ -838,18 +897,7 @@ impl TcpSocket {
                     }
                     self.lt_credit -= 1;
                 }
-                let start = self.snd_nxt;
-                self.sb.push(start, start + seq_len, now, fin);
-                self.snd_nxt += seq_len;
-                if fin {
-                    self.fin_sent = true;
-                    self.state = match self.state {
-                        State::CloseWait => State::LastAck,
-                        State::Established => State::FinWait1,
-                        s => s,
-                    };
-                }
-                self.emit_data(now, start, start + seq_len, fin, false, emit);
+                self.emit_new_segment(now, len, fin, emit);
                 continue;
             }
             if let Some(i) = self.nextseg_rule3() {
@@ -865,6 +913,37 @@ impl TcpSocket {
             self.cwnd_limited = false; // the application is the limit
             break;
         }
+    }
+
+    /// Send the next `len` bytes of new data (and the FIN, if `fin`) in one segment.
+    #[inline]
+    fn emit_new_segment(&mut self, now: SimTime, len: u64, fin: bool, emit: &mut impl Transmit) {
+        let start = self.snd_nxt;
+        let seq_len = len + fin as u64;
+        self.sb.push(start, start + seq_len, now, fin);
+        self.snd_nxt += seq_len;
+        if fin {
+            self.fin_sent = true;
+            self.state = match self.state {
+                State::CloseWait => State::LastAck,
+                State::Established => State::FinWait1,
+                s => s,
+            };
+        }
+        self.emit_data(now, start, start + seq_len, fin, false, emit);
+    }
+
+    /// The next new segment the peer's window takes, if any: its payload and whether it
+    /// carries the FIN.
+    fn next_new_segment(&self) -> Option<(u64, bool)> {
+        let data_end = 1 + self.app_written;
+        let fin_pending = self.app_closed && !self.fin_sent;
+        if self.snd_nxt >= data_end && !fin_pending {
+            return None;
+        }
+        let len = (data_end - self.snd_nxt).min(self.win.mss);
+        let fin = fin_pending && self.snd_nxt + len == data_end;
+        (self.snd_nxt + len + fin as u64 - self.snd_una <= self.rwnd).then_some((len, fin))
     }
 
     /// Payload of a full segment: the smaller of the two ends' MSS less the options every
@@ -979,8 +1058,10 @@ impl TcpSocket {
         if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
             self.prr.out += payload as u64;
         }
-        if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 (5.1)
+        // RFC 6298 (5.1); new data also replaces a probe's timer with the RTO, to be
+        // scheduled again after the sends (Linux's `tcp_event_new_data_sent`).
+        if self.timer_at.is_none() || (!retx && self.timer == LossTimer::Probe) {
+            self.arm(now + self.rtt.rto(), LossTimer::Retransmit);
         }
         if let Some(rate) = pacing {
             let wire = (payload as u32 + header_len + crate::net::packet::IPV4_HEADER_BYTES) as u64;
@@ -1022,7 +1103,7 @@ impl TcpSocket {
             self.syn_retransmitted = true;
         }
         self.syn_sent_at = Some(now);
-        self.rto_at = Some(now + self.syn_rto);
+        self.arm(now + self.syn_rto, LossTimer::Retransmit);
         if server {
             self.rcv.on_ack_sent(0);
         }
@@ -1091,6 +1172,9 @@ impl TcpSocket {
             0 => SackList::new(),
             _ => self.rcv.packs(seg.sack_room()),
         };
+        if self.sack_ok && self.rcv.dsack_pending() {
+            self.rcv.push_dsack_blocks(&mut list, seg.sack_room());
+        }
         if self.sack_ok && self.rcv.has_ooo() {
             self.rcv.push_sack_blocks(&mut list, seg.sack_room());
         }
@@ -1151,7 +1235,7 @@ impl TcpSocket {
         self.snd_nxt = 1;
         self.recover = 0; // RFC 6582 §3.2: `recover` starts at the initial send sequence number
         self.ecn_high_seq = 1;
-        self.rto_at = None;
+        self.timer_at = None;
         let sample = if self.syn_retransmitted {
             // Karn: no sample from a retransmitted SYN's send time; its echo is unambiguous.
             self.echo_rtt(now, seg)
@@ -1231,12 +1315,19 @@ impl TcpSocket {
         let ece = self.ecn_ok && seg.flags.has(TcpFlags::ECE);
         let (sacked, sack_rtt) = self.take_sack_blocks(now, seg);
         let una_before = self.snd_una;
+        if let Some(p) = self.probe {
+            let duplicate = seg.payload_len == 0 && !seg.flags.has(TcpFlags::FIN) && sacked.bytes == 0;
+            self.on_probe_ack(now, p.on_ack(ack, ack > self.snd_una, duplicate));
+        }
         let mut newly_lost = 0;
         // Payload delivered by this ACK, each byte once (newly SACKed, or acknowledged and not
         // SACKed before).
         let mut delivered = sacked.bytes;
+        let mut acked_latest = None;
         if ack > self.snd_una {
-            delivered += self.on_new_ack(now, seg, ece, &sacked, sack_rtt);
+            let (newly, latest) = self.on_new_ack(now, seg, ece, &sacked, sack_rtt);
+            delivered += newly;
+            acked_latest = Some(latest);
         } else if ack == self.snd_una
             && seg.payload_len == 0
             && !seg.flags.has(TcpFlags::FIN)
@@ -1247,7 +1338,26 @@ impl TcpSocket {
         if self.cfg.cp {
             self.take_packs(now, seg);
         }
-        newly_lost += self.mark_newly_lost();
+        if self.rack_on() {
+            let mut latest = acked_latest.map_or(sacked.latest, |a| sacked.latest.merge(&a));
+            if self.ts_ok && seg.ts {
+                // An echo older than a retransmission's send time answers an earlier copy
+                // (Linux's `tcp_skb_spurious_retrans`; RFC 8985 §6.2 step 2).
+                let clock = self.ts_clock();
+                latest.retransmitted =
+                    latest.retransmitted.filter(|&(sent, _)| at_or_after(seg.ts_ecr, clock.value(sent)));
+            }
+            self.rack.on_delivered(now, &latest, self.rtt.min_rtt());
+        }
+        newly_lost += self.mark_newly_lost(now);
+        if self.rack_on()
+            && newly_lost > 0
+            && matches!(self.ca, CaState::Open | CaState::Disorder | CaState::Cwr)
+        {
+            // RACK found a loss: a fast recovery (Linux's `tcp_time_to_recover`: the loss is
+            // proven).
+            self.enter_recovery(now, false);
+        }
         self.answer_ecn_echo(now, ece);
         if self.prr_on() && (self.ca == CaState::Cwr || (self.ca == CaState::Recovery && self.sack_ok)) {
             self.prr_update(delivered, self.snd_una > una_before, newly_lost > 0);
@@ -1264,10 +1374,14 @@ impl TcpSocket {
         }
     }
 
-    /// What the scoreboard now shows lost: in a recovery, segments SACKs have passed; in a
-    /// recovery or after a timeout, retransmissions sent before data SACKed since. Returns how
-    /// many were newly marked.
-    fn mark_newly_lost(&mut self) -> usize {
+    /// What the scoreboard now shows lost: with RACK, segments sent before one delivered since,
+    /// once their reordering window has passed; else in a recovery, segments SACKs have
+    /// passed, and in a recovery or after a timeout, retransmissions sent before data SACKed
+    /// since. Returns how many were newly marked.
+    fn mark_newly_lost(&mut self, now: SimTime) -> usize {
+        if self.rack_on() {
+            return self.rack_detect(now, true);
+        }
         let mut newly_lost = 0;
         if self.sack_ok && self.ca == CaState::Recovery {
             newly_lost += self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
@@ -1288,7 +1402,13 @@ impl TcpSocket {
     /// data).
     fn take_sack_blocks(&mut self, now: SimTime, seg: &TcpSegment) -> (Sacked, Option<SimTime>) {
         let sacked = if self.sack_ok && !seg.sack.is_empty() {
-            self.sb.apply_sack(seg.sack.as_slice())
+            let blocks = seg.sack.as_slice();
+            let dsack = first_is_dsack(blocks, seg.ack);
+            if self.rack_on() {
+                self.rack.on_ack(dsack, self.snd_una, self.snd_nxt);
+            }
+            // A D-SACK block reports a duplicate, no new data.
+            self.sb.apply_sack(if dsack { &blocks[1..] } else { blocks })
         } else {
             Sacked::default()
         };
@@ -1326,7 +1446,7 @@ impl TcpSocket {
 
     /// An ACK that advances `snd_una`: an RTT sample, the window grown or a recovery ended,
     /// the retransmission timer restarted. Returns the bytes it newly delivered beyond those
-    /// it SACKed (`newly_sacked`).
+    /// it SACKed (`newly_sacked`), and the most recently sent of the segments it acknowledged.
     fn on_new_ack(
         &mut self,
         now: SimTime,
@@ -1334,7 +1454,7 @@ impl TcpSocket {
         ece: bool,
         sacked: &Sacked,
         sack_rtt: Option<SimTime>,
-    ) -> u64 {
+    ) -> (u64, Latest) {
         let ack = seg.ack;
         let in_flight = self.sb.pipe();
         let acked = self.sb.ack_to(ack);
@@ -1365,6 +1485,7 @@ impl TcpSocket {
                     self.win.cwnd = self.win.ssthresh;
                 }
                 self.ca = CaState::Open;
+                self.rack.on_recovery_exit();
                 self.cc.on_recovery_exit(&mut self.win, now);
                 // The window grows on this ACK too, from ssthresh (Linux's `tcp_cong_control`
                 // runs after `tcp_fastretrans_alert` has left Recovery; ns-3's `ProcessAck`
@@ -1404,6 +1525,7 @@ impl TcpSocket {
                 if ack >= self.recover {
                     self.ca = CaState::Open;
                     self.frto = Frto::Off;
+                    self.rack.on_recovery_exit();
                 }
             }
             CaState::Open | CaState::Disorder => {
@@ -1421,13 +1543,13 @@ impl TcpSocket {
         if restart_timer && self.cfg.rtt_model == RttModel::Ns3 {
             self.rtt.end_backoff();
         }
-        // RFC 6298 (5.2)/(5.3).
+        // RFC 6298 (5.2)/(5.3), or a tail loss probe's timer (Linux's `tcp_set_xmit_timer`).
         if self.sb.is_empty() {
-            self.rto_at = None;
-        } else if restart_timer {
-            self.rto_at = Some(now + self.rtt.rto());
+            self.timer_at = None;
+        } else if restart_timer && !self.schedule_probe(now, true) {
+            self.rearm_rto(now);
         }
-        acked.newly_delivered
+        (acked.newly_delivered, acked.latest)
     }
 
     /// A duplicate ACK: limited transmit, or the loss signal that starts a recovery, or (NewReno
@@ -1446,12 +1568,19 @@ impl TcpSocket {
         }
         match self.ca {
             CaState::Open | CaState::Disorder | CaState::Cwr => {
-                let sack_says_lost = self.sack_ok && {
+                // With RACK the loss is judged after this ACK, by time (`process_ack`). Else a
+                // segment IsLost() marks starts a recovery (RFC 6675 §5 step (2), as ns-3's
+                // `DupAck`: marked, it would otherwise be resent outside one, with no
+                // reduction); the count of duplicate ACKs only if the ACK (here SND.UNA) covers
+                // more than `recover` (RFC 6582 §3.2 step 2).
+                let rack = self.rack_on();
+                let sack_says_lost = self.sack_ok && !rack && {
                     newly_lost += self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
                     self.sb.first().is_some_and(|s| s.lost)
                 };
-                // RFC 6582 §3.2 step 2: only if the ACK (here SND.UNA) covers more than `recover`.
-                if (self.dupacks >= self.cfg.dupthresh || sack_says_lost) && self.snd_una > self.recover {
+                let dupacks_say_lost =
+                    !rack && self.dupacks >= self.cfg.dupthresh && self.snd_una > self.recover;
+                if sack_says_lost || dupacks_say_lost {
                     self.on_loss_signal(now, LossSignal::DupAcks);
                 } else {
                     if self.ca != CaState::Cwr {
@@ -1559,6 +1688,7 @@ impl TcpSocket {
         self.recover = self.snd_nxt;
         self.partial_ack_seen = false;
         self.lt_credit = 0;
+        self.probe = None;
         self.stats.fast_recoveries += 1;
         // A first segment already presumed lost and resent stays so: its retransmission may
         // still arrive (e.g. a loss found after the previous recovery's `recover`, resent
@@ -1607,6 +1737,7 @@ impl TcpSocket {
         if let Some(u) = self.undo.take() {
             self.win.cwnd = self.win.cwnd.max(u.cwnd);
             self.win.ssthresh = self.win.ssthresh.max(u.ssthresh);
+            self.recover = u.recover;
         }
         self.sb.unmark_lost();
         self.ca = CaState::Open;
@@ -1641,7 +1772,8 @@ impl TcpSocket {
                 let new_episode = matches!(self.ca, CaState::Open | CaState::Disorder | CaState::Cwr);
                 let recurring = self.timed_out_since_progress;
                 if new_episode {
-                    self.undo = Some(Undo { cwnd: self.win.cwnd, ssthresh: self.current_ssthresh() });
+                    let (cwnd, ssthresh, recover) = (self.win.cwnd, self.current_ssthresh(), self.recover);
+                    self.undo = Some(Undo { cwnd, ssthresh, recover });
                 } else if !recurring {
                     self.undo = None;
                 }
@@ -1659,6 +1791,8 @@ impl TcpSocket {
                 self.timed_out_since_progress = true;
                 self.cc.on_rto(&mut self.win, now, flight, reduce);
                 self.sb.mark_all_lost();
+                self.probe = None;
+                self.probe_due = None;
                 self.recover = self.snd_nxt;
                 self.rtt_history_from = self.snd_nxt;
                 self.ca = CaState::Loss;
@@ -1668,6 +1802,169 @@ impl TcpSocket {
                 self.ecn_high_seq = self.snd_nxt;
             }
             _ => {}
+        }
+    }
+
+    // ------------------------------------------------------------------ loss timers
+
+    /// Arm the retransmission timer for `purpose`, replacing what it was armed for.
+    fn arm(&mut self, at: SimTime, purpose: LossTimer) {
+        self.timer_at = Some(at);
+        self.timer = purpose;
+    }
+
+    /// The retransmission timeout from now (Linux's `tcp_rearm_rto`); after a probe's or the
+    /// reordering timer, from when the oldest segment outstanding was last sent.
+    fn rearm_rto(&mut self, now: SimTime) {
+        if self.sb.is_empty() {
+            self.timer_at = None;
+            return;
+        }
+        let rto = self.rtt.rto();
+        let at = match self.timer {
+            LossTimer::Retransmit => now + rto,
+            LossTimer::Probe | LossTimer::Reorder => {
+                let head_sent = self.sb.first().map_or(now, |h| h.sent_at);
+                (head_sent + rto).max(now)
+            }
+        };
+        self.arm(at, LossTimer::Retransmit);
+    }
+
+    /// Arm the tail loss probe's timer instead of the RTO, where it applies (RFC 8985 §7.2,
+    /// Linux's `tcp_schedule_loss_probe`): with SACK, in the open or CWR state, data
+    /// outstanding. PTO = 2·SRTT plus the timer slack (plus the worst-case delayed ACK with
+    /// one segment in flight), no later than the RTO — a whole RTO from now on an ACK
+    /// (`advancing_rto`), else the one pending. Returns whether it was armed.
+    fn schedule_probe(&mut self, now: SimTime, advancing_rto: bool) -> bool {
+        if !(self.cfg.tlp
+            && self.sack_ok
+            && matches!(self.ca, CaState::Open | CaState::Cwr)
+            && !self.sb.is_empty())
+        {
+            return false;
+        }
+        let pto = match self.rtt.srtt() {
+            Some(srtt) if self.sb.len() == 1 => srtt + srtt + self.cfg.tlp_delayed_ack_allowance,
+            Some(srtt) => srtt + srtt + self.cfg.loss_timer_slack,
+            None => self.cfg.rto.initial,
+        };
+        let rto_left = if advancing_rto {
+            Some(self.rtt.rto())
+        } else {
+            let pending = self.sb.first().map(|h| h.sent_at + self.rtt.rto());
+            pending.filter(|&t| t > now).map(|t| t - now)
+        };
+        self.arm(now + rto_left.map_or(pto, |r| pto.min(r)), LossTimer::Probe);
+        true
+    }
+
+    /// The probe's timer fired: send a new segment if the peer's window takes one, else the
+    /// last segment again (Linux's `tcp_send_loss_probe`), at most one probe outstanding.
+    /// Otherwise the RTO takes over.
+    #[cold]
+    #[inline(never)]
+    fn on_probe_timeout(&mut self, now: SimTime) {
+        self.probe_due = None;
+        if self.probe.is_none() && self.may_send_data() {
+            if self.next_new_segment().is_some() {
+                self.probe_due = Some(ProbeDue::NewData);
+            } else if let Some(last) = self.sb.len().checked_sub(1) {
+                let s = self.sb.get(last);
+                if !s.sacked && !s.lost {
+                    self.probe_due = Some(ProbeDue::Resend(last));
+                }
+            }
+        }
+        if self.probe_due.is_none() {
+            self.rearm_rto(now);
+        }
+    }
+
+    /// Send the probe that is due, whatever the window, then restart the RTO from now.
+    #[cold]
+    #[inline(never)]
+    fn send_probe(&mut self, now: SimTime, emit: &mut impl Transmit) {
+        let Some(due) = self.probe_due.take() else { return };
+        let resent = match due {
+            ProbeDue::NewData => {
+                let Some((len, fin)) = self.next_new_segment() else { return self.rearm_rto(now) };
+                self.emit_new_segment(now, len, fin, emit);
+                false
+            }
+            ProbeDue::Resend(i) => {
+                let s = self.sb.get(i);
+                self.sb.on_probe(i, now, self.snd_nxt);
+                self.stats.retransmissions += 1;
+                self.emit_data(now, s.start, s.end, s.fin, true, emit);
+                true
+            }
+        };
+        self.probe = Some(Probe { high_seq: self.snd_nxt, resent });
+        self.stats.loss_probes += 1;
+        self.arm(now + self.rtt.rto(), LossTimer::Retransmit);
+    }
+
+    /// What an ACK showed of the probe outstanding. A repaired loss reduces the window once,
+    /// at once (Linux: `tcp_init_cwnd_reduction`, then `tcp_end_cwnd_reduction`).
+    #[cold]
+    #[inline(never)]
+    fn on_probe_ack(&mut self, now: SimTime, outcome: ProbeOutcome) {
+        match outcome {
+            ProbeOutcome::Pending => {}
+            ProbeOutcome::NoLoss => self.probe = None,
+            ProbeOutcome::Repaired => {
+                self.probe = None;
+                let flight = self.flight_for_reduction();
+                self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, now, flight);
+                self.win.cwnd = self.win.ssthresh;
+                self.stats.loss_probe_recoveries += 1;
+            }
+        }
+    }
+
+    /// RACK's loss detection applies: configured, and SACK in use.
+    fn rack_on(&self) -> bool {
+        self.cfg.rack && self.sack_ok
+    }
+
+    /// RACK's detection (RFC 8985 §6.2 step 5): on an ACK that delivered data (`on_ack`),
+    /// arming the reordering timer for segments still within their window; on that timer,
+    /// without. Returns the segments newly presumed lost.
+    fn rack_detect(&mut self, now: SimTime, on_ack: bool) -> usize {
+        let reference = if on_ack { self.rack.take_advance() } else { self.rack.reference() };
+        let Some((before, rack_rtt)) = reference else { return 0 };
+        if !self.sb.sent_before(before) {
+            return 0;
+        }
+        let in_recovery = matches!(self.ca, CaState::Recovery | CaState::Loss);
+        let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
+        let reo_wnd =
+            self.rack.reo_wnd(in_recovery, self.sb.sacked_segments(), self.cfg.dupthresh, min_rtt, srtt);
+        let (marked, resent_marked, wait) = self.sb.mark_lost_by_time(before, rack_rtt + reo_wnd, now);
+        self.stats.lost_retransmissions += resent_marked as u64;
+        if let Some(w) = wait.filter(|_| on_ack) {
+            // Linux adds its timer slack, and never waits longer than the RTO.
+            let rto = self.rtt.rto();
+            self.arm(now + (w + self.cfg.loss_timer_slack).min(rto), LossTimer::Reorder);
+        }
+        marked
+    }
+
+    /// RACK's reordering timer fired: the segments that waited out their window are lost,
+    /// and a fast recovery repairs them (Linux's `tcp_rack_reo_timeout`); the RTO takes over.
+    #[cold]
+    #[inline(never)]
+    fn on_reorder_timeout(&mut self, now: SimTime) {
+        let marked = self.rack_detect(now, false);
+        if marked > 0 && matches!(self.ca, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            self.enter_recovery(now, false);
+        }
+        if self.sb.first().is_some_and(|s| s.lost && !s.retransmitted) {
+            // The oldest segment goes again at once: the RTO runs from its new send time.
+            self.arm(now + self.rtt.rto(), LossTimer::Retransmit);
+        } else {
+            self.rearm_rto(now);
         }
     }
 
@@ -1705,10 +2002,12 @@ mod tests {
 
     const MS: SimTime = SimTime::from_ms(1);
 
-    /// The default configuration without timestamps: full segments carry the whole MSS (1460
-    /// bytes), which the tests' arithmetic assumes. Timestamps have tests of their own.
+    /// The default configuration without timestamps — full segments carry the whole MSS (1460
+    /// bytes), which the tests' arithmetic assumes — and with RFC 6675's loss detection, by
+    /// duplicate ACKs and SACK counts and the timer alone: no RACK, no tail loss probes.
+    /// Timestamps, RACK and TLP have tests of their own.
     fn cfg() -> TcpConfig {
-        TcpConfig { timestamps: false, ..TcpConfig::default() }
+        TcpConfig { timestamps: false, rack: false, tlp: false, ..TcpConfig::default() }
     }
 
     /// Retransmissions of data by `a`, as (time, seq).
@@ -2724,28 +3023,32 @@ mod tests {
         assert!(h.a.all_acked());
     }
 
+    /// 60 segments on a connection configured by `c`: data segment 5 is lost, and so is its
+    /// first retransmission. The sender's counters.
+    fn a_retransmission_lost_again(c: TcpConfig) -> TcpStats {
+        let mut h = Harness::new(c, c, SimTime::from_ms(10));
+        h.spacing = SimTime::from_us(100);
+        let mut retx_seen = 0;
+        h.drop = Box::new(move |dir, i, o| {
+            if dir != Dir::AtoB || o.seg.payload_len == 0 {
+                return false;
+            }
+            if o.retransmission {
+                retx_seen += 1;
+                return retx_seen == 1;
+            }
+            i == 5
+        });
+        h.start(60 * 1460, true);
+        h.run_until(SimTime::from_secs(3));
+        assert_eq!(h.b.delivered_bytes(), 60 * 1460);
+        h.a.stats().clone()
+    }
+
     #[test]
     fn a_lost_retransmission_is_resent_from_sack_information_instead_of_waiting_for_the_timer() {
         let run = |detect: bool| {
-            let c = with(|c| c.lost_retransmit_detection = detect);
-            let mut h = Harness::new(c, c, SimTime::from_ms(10));
-            h.spacing = SimTime::from_us(100);
-            // Data segment 5 is lost, and so is its first retransmission.
-            let mut retx_seen = 0;
-            h.drop = Box::new(move |dir, i, o| {
-                if dir != Dir::AtoB || o.seg.payload_len == 0 {
-                    return false;
-                }
-                if o.retransmission {
-                    retx_seen += 1;
-                    return retx_seen == 1;
-                }
-                i == 5
-            });
-            h.start(60 * 1460, true);
-            h.run_until(SimTime::from_secs(3));
-            assert_eq!(h.b.delivered_bytes(), 60 * 1460);
-            let st = h.a.stats();
+            let st = a_retransmission_lost_again(with(|c| c.lost_retransmit_detection = detect));
             (st.timeouts, st.lost_retransmissions)
         };
         assert_eq!(run(true), (0, 1));
@@ -2847,9 +3150,162 @@ mod tests {
     #[test]
     fn the_last_segment_of_a_closing_flow_is_sacked_only_with_the_fin_in_the_block() {
         let run = |sack_fin: bool| {
-            ten_segments_losing_the_3rd_and_9th(with(|c| c.sack_fin = sack_fin), true).timeouts
+            let c = with(|c| (c.sack_fin, c.nextseg_rule3) = (sack_fin, true));
+            ten_segments_losing_the_3rd_and_9th(c, true).timeouts
         };
         assert_eq!(run(true), 0);
         assert_eq!(run(false), 1);
+    }
+
+    /// After a timeout found spurious, a loss among the data sent before it is repaired by a
+    /// fast retransmit: the undone timeout began no episode, so its recovery point no longer
+    /// holds off the duplicate-ACK rule (without SACK, RFC 6582's guard). The delay spike of
+    /// the test above, with data segment 300 — sent after the spike began, before the timer
+    /// fired — lost.
+    #[test]
+    fn after_an_undone_timeout_a_loss_is_found_by_duplicate_acks() {
+        let c = with(|c| (c.sack, c.frto) = (false, true));
+        let mut h = Harness::new(c, c, MS);
+        h.spacing = SimTime::from_us(100);
+        h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && i == 300);
+        h.start(3000 * 1460, true);
+        h.run_until(SimTime::from_ms(20));
+        h.delay = SimTime::from_ms(400);
+        h.run_until(SimTime::from_secs(60));
+        assert_eq!(h.b.delivered_bytes(), 3000 * 1460);
+        let st = h.a.stats();
+        // Held off, the loss waited for the timer, and that timeout too was taken as
+        // spurious (fast recoveries 0, spurious timeouts 2).
+        assert_eq!((st.spurious_timeouts, st.fast_recoveries), (1, 1), "{st:?}");
+    }
+
+    /// A recovery that ends exactly at its recovery point (the application had written no
+    /// more), then a loss in the next data: the segment IsLost() marks starts a fast recovery
+    /// (RFC 6675 §5 step (2); ns-3's `DupAck`), though SND.UNA does not exceed the recovery
+    /// point that RFC 6582's guard asks of the duplicate-ACK count. Marked lost without a
+    /// recovery, it was resent with no reduction.
+    #[test]
+    fn a_loss_sacked_at_the_recovery_point_starts_a_recovery() {
+        let mut h = Harness::new(cfg(), cfg(), SimTime::from_ms(5));
+        h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && (i == 2 || i == 11));
+        h.start(10 * 1460, false);
+        h.run_until(SimTime::from_ms(100));
+        assert_eq!((h.a.snd_una(), h.a.stats().fast_recoveries), (1 + 10 * 1460, 1));
+        h.a.send(20 * 1460);
+        h.poll();
+        h.run_until(SimTime::from_secs(3));
+        assert_eq!(h.b.delivered_bytes(), 30 * 1460);
+        let st = h.a.stats();
+        assert_eq!((st.fast_recoveries, st.timeouts), (2, 0), "{st:?}");
+    }
+
+    /// RACK on the same window: in the recovery the 9th, sent before the 10th that was SACKed,
+    /// is lost at once (no reordering window in a recovery until reordering is seen), and
+    /// resent within the recovery, without rule (3) and without a timeout.
+    #[test]
+    fn rack_repairs_a_hole_near_the_top_of_the_window_within_the_recovery() {
+        let run = |rack: bool| {
+            let st = ten_segments_losing_the_3rd_and_9th(with(|c| c.rack = rack), false);
+            (st.fast_recoveries, st.timeouts, st.retransmissions)
+        };
+        assert_eq!(run(true), (1, 0, 2));
+        assert_eq!(run(false), (1, 1, 2));
+    }
+
+    /// Four segments, the 3rd lost: one segment SACKed above it, fewer than DupThresh. RACK
+    /// waits a quarter of the minimum RTT (plus the timer slack) after the SACK, then starts
+    /// a fast recovery; RFC 6675 waits for the timer.
+    #[test]
+    fn rack_presumes_a_hole_lost_a_reordering_window_after_a_later_segment_is_sacked() {
+        let slack = SimTime::from_ms(2);
+        let run = |rack: bool| {
+            let c = with(|c| (c.rack, c.loss_timer_slack) = (rack, slack));
+            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && i == 2);
+            h.start(4 * 1460, false);
+            h.run_until(SimTime::from_secs(3));
+            assert_eq!(h.b.delivered_bytes(), 4 * 1460);
+            let sack_at = h.log.iter().find(|s| s.dir == Dir::BtoA && !s.out.seg.sack.is_empty()).unwrap().at;
+            let st = h.a.stats();
+            ((st.fast_recoveries, st.timeouts), sack_at + h.delay, retransmissions(&h)[0].0)
+        };
+        let (counts, sack_arrives, resent_at) = run(true);
+        assert_eq!(counts, (1, 0));
+        let min_rtt = SimTime::from_ms(10);
+        assert_eq!(resent_at, sack_arrives + SimTime(min_rtt.0 / 4) + slack);
+        assert_eq!(run(false).0, (0, 1));
+    }
+
+    /// Reordering beyond RACK's window, on a 10 ms path (a window of 2.5 ms once reordering
+    /// has been seen, which a first segment held 150 µs shows): two segments held 4 ms each.
+    /// With D-SACK the first one's spurious retransmission is reported, the window grows a
+    /// step to 5 ms, and the second is waited for; without, both are resent.
+    #[test]
+    fn dsack_widens_racks_reordering_window_after_a_spurious_retransmission() {
+        let run = |dsack: bool| {
+            let c = with(|c| (c.rack, c.dsack, c.loss_timer_slack) = (true, dsack, SimTime::ZERO));
+            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            h.spacing = SimTime::from_us(100);
+            h.hold = Box::new(|dir, i, o| match (dir, o.retransmission, i) {
+                (Dir::AtoB, false, 5) => SimTime::from_us(150),
+                (Dir::AtoB, false, 40 | 100) => SimTime::from_ms(4),
+                _ => SimTime::ZERO,
+            });
+            h.start(150 * 1460, false);
+            h.run_until(SimTime::from_secs(3));
+            assert_eq!(h.b.delivered_bytes(), 150 * 1460);
+            (h.b.receiver().dup_segments, h.a.stats().timeouts)
+        };
+        assert_eq!(run(true), (1, 0));
+        assert_eq!(run(false), (2, 0));
+    }
+
+    /// A retransmission lost again: RACK finds it when data sent after it is delivered, as
+    /// lost-retransmission detection does, without that rule and without the timer.
+    #[test]
+    fn rack_finds_a_lost_retransmission() {
+        let st = a_retransmission_lost_again(with(|c| (c.rack, c.lost_retransmit_detection) = (true, false)));
+        assert_eq!((st.timeouts, st.lost_retransmissions, st.retransmissions), (0, 1, 2), "{st:?}");
+    }
+
+    /// Ten segments whose last `lost` are lost (first transmissions), on a connection with
+    /// RACK, with or without tail loss probes; the sender's counters and the probe's time.
+    fn tail_loss(lost: usize, tlp: bool) -> (TcpStats, Option<SimTime>) {
+        let c = with(|c| (c.rack, c.tlp) = (true, tlp));
+        let mut h = Harness::new(c, c, SimTime::from_ms(5));
+        h.drop = Box::new(move |dir, i, o| dir == Dir::AtoB && !o.retransmission && i >= 10 - lost);
+        h.start(10 * 1460, false);
+        h.run_until(SimTime::from_secs(3));
+        assert_eq!(h.b.delivered_bytes(), 10 * 1460);
+        let first_retx = retransmissions(&h).first().map(|r| r.0);
+        (h.a.stats().clone(), first_retx)
+    }
+
+    /// The last segment lost, nothing after it to draw a duplicate ACK. The ACKs of the
+    /// others (at 20 ms) leave one segment in flight, so the probe's timeout allows for a
+    /// delayed ACK (2·SRTT + 200 ms) and the RTO (200 ms) comes first: the probe goes when the
+    /// timer would have fired, but as a probe — its ACK ends the episode with the window
+    /// untouched, where the timeout takes it to one segment.
+    #[test]
+    fn a_tail_loss_probe_repairs_the_last_segment_where_the_timer_would_collapse_the_window() {
+        let (st, probe_at) = tail_loss(1, true);
+        assert_eq!((st.loss_probes, st.timeouts, st.retransmissions), (1, 0, 1), "{st:?}");
+        assert_eq!(st.loss_probe_recoveries, 0, "the ACK reaches the probe's snd_nxt, not beyond");
+        let (st, timeout_at) = tail_loss(1, false);
+        assert_eq!((st.loss_probes, st.timeouts), (0, 1));
+        assert_eq!(probe_at, timeout_at);
+        assert_eq!(probe_at, Some(SimTime::from_ms(20 + 200)));
+    }
+
+    /// The last two lost: the probe resends the 10th, its SACK shows the 9th lost to RACK (a
+    /// reordering window after it), and a fast recovery repairs it, with no timeout.
+    #[test]
+    fn a_tail_loss_probe_turns_a_tail_of_losses_into_a_fast_recovery() {
+        let (st, probe_at) = tail_loss(2, true);
+        assert_eq!((st.loss_probes, st.fast_recoveries, st.timeouts), (1, 1, 0), "{st:?}");
+        // Two segments in flight after the ACKs at 20 ms: PTO = 2·SRTT + the 2 ms slack.
+        assert_eq!(probe_at, Some(SimTime::from_ms(20 + 2 * 10 + 2)));
+        let (st, _) = tail_loss(2, false);
+        assert_eq!((st.fast_recoveries, st.timeouts), (0, 1));
     }
 }

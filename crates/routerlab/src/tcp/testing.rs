@@ -32,6 +32,8 @@ pub type EcnMarker = Box<dyn FnMut(Dir, usize, &Outgoing) -> Ecn>;
 pub type Rewriter = Box<dyn FnMut(Dir, &mut Outgoing)>;
 /// The payload of the leading fragment a segment arrives in, if a router fragmented it.
 pub type Fragmenter = Box<dyn FnMut(Dir, usize, &Outgoing) -> Option<u32>>;
+/// Extra delay for a segment (reordering it behind later ones).
+pub type Holder = Box<dyn FnMut(Dir, usize, &Outgoing) -> SimTime>;
 
 pub struct Harness {
     pub a: TcpSocket,
@@ -55,6 +57,7 @@ pub struct Harness {
     pub cut: DropFilter,
     pub rewrite: Rewriter,
     pub fragment: Fragmenter,
+    pub hold: Holder,
     /// Kick-Ass RTT indicators sent: (time, direction, size).
     pub indicators: Vec<(SimTime, Dir, u32)>,
     /// Segments sent so far, per direction: [control, data].
@@ -80,6 +83,7 @@ impl Harness {
             cut: Box::new(|_, _, _| false),
             rewrite: Box::new(|_, _| {}),
             fragment: Box::new(|_, _, _| None),
+            hold: Box::new(|_, _, _| SimTime::ZERO),
             indicators: Vec::new(),
             sent_count: [[0; 2]; 2],
         }
@@ -120,12 +124,13 @@ impl Harness {
             }
             (self.rewrite)(dir, &mut o);
             let lead = (self.fragment)(dir, idx, &o);
+            let held = (self.hold)(dir, idx, &o);
             let mut depart = now;
             if dir == Dir::AtoB && o.seg.payload_len > 0 && self.spacing > SimTime::ZERO {
                 depart = self.last_a_departure.max(now) + self.spacing;
                 self.last_a_departure = depart;
             }
-            self.wire.push((depart + self.delay, self.seq, dir, o, lead));
+            self.wire.push((depart + self.delay + held, self.seq, dir, o, lead));
             self.seq += 1;
         }
     }

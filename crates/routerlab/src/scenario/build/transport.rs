@@ -66,6 +66,11 @@ impl Default for Transport {
             lost_retransmit_detection: d.lost_retransmit_detection,
             nextseg_rule3: d.nextseg_rule3,
             sack_fin: d.sack_fin,
+            dsack: d.dsack,
+            rack: d.rack,
+            tlp: d.tlp,
+            loss_timer_slack: Duration(d.loss_timer_slack),
+            tlp_delayed_ack_allowance: Duration(d.tlp_delayed_ack_allowance),
             recovery: match d.recovery {
                 Recovery::Prr => RecoveryName::Prr,
                 Recovery::Rfc6675 => RecoveryName::Rfc6675,
@@ -163,6 +168,11 @@ impl Transport {
             lost_retransmit_detection: self.lost_retransmit_detection,
             nextseg_rule3: self.nextseg_rule3,
             sack_fin: self.sack_fin,
+            dsack: self.dsack,
+            rack: self.rack,
+            tlp: self.tlp,
+            loss_timer_slack: self.loss_timer_slack.0,
+            tlp_delayed_ack_allowance: self.tlp_delayed_ack_allowance.0,
             recovery: match self.recovery {
                 RecoveryName::Prr => Recovery::Prr,
                 RecoveryName::Rfc6675 => Recovery::Rfc6675,
