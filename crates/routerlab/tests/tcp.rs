@@ -387,3 +387,36 @@ jitter = "1s"
     assert!(without.summary.timeouts > 0 && without.summary.spurious_timeouts == 0);
     assert!(with.summary.spurious_timeouts > 0, "{:?}", with.summary);
 }
+
+/// Twenty flows through a 10-packet buffer with Linux's loss detection: whole flights are
+/// lost now and then, and tail loss probes go out before the timer. The results count them
+/// per flow and in the summary; without probes there are none.
+#[test]
+fn tail_loss_probes_are_counted_per_flow_and_in_the_summary() {
+    let run = |tlp: bool| {
+        let mut sim = Simulation::new(&spec(&format!(
+            r#"
+[run]
+duration = "5s"
+[topology]
+kind = "dumbbell"
+pairs = 20
+access = {{ rate = "100Mbps", delay = "1ms" }}
+bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ kind = "droptail", limit = "10pkts" }} }}
+[transport]
+tlp = {tlp}
+[[workload]]
+kind = "bulk"
+jitter = "100ms"
+"#
+        )));
+        sim.run();
+        sim.results()
+    };
+    let (with, without) = (run(true), run(false));
+    for r in [&with, &without] {
+        assert_eq!(r.summary.loss_probes, r.flows.iter().map(|f| f.loss_probes).sum::<u64>());
+    }
+    assert!(with.summary.loss_probes > 0, "{:?}", with.summary);
+    assert_eq!(without.summary.loss_probes, 0);
+}
