@@ -1,9 +1,11 @@
 //! TCP against theory and against itself, on small scenarios (issue: "TCP, complete and
 //! validated"). Each check runs several seeds where randomness matters.
 
+mod common;
+
 use routerlab::ids::ConnId;
 use routerlab::scenario::Scenario;
-use routerlab::sim::{SimSpec, Simulation};
+use routerlab::sim::{Results, SimSpec, Simulation};
 use routerlab::units::SimTime;
 
 fn spec(text: &str) -> SimSpec {
@@ -350,6 +352,29 @@ open = {open}
     assert!(starts.windows(2).all(|w| (w[1] - w[0] - 5e-6).abs() < 1e-9), "opened 5 µs apart");
 }
 
+/// `pairs` bulk flows (started within 1 s, or `jitter`) through a dumbbell whose bottleneck
+/// is `bottleneck` (its rate, delay and queue), behind 100 Mbps, 1 ms access links, for
+/// `duration`, with `transport`'s lines.
+fn bulk_dumbbell(pairs: u32, bottleneck: &str, transport: &str, jitter: &str, duration: &str) -> Results {
+    common::run(&format!(
+        r#"
+[run]
+duration = "{duration}"
+[topology]
+kind = "dumbbell"
+pairs = {pairs}
+access = {{ rate = "100Mbps", delay = "1ms" }}
+bottleneck = {bottleneck}
+[transport]
+{transport}
+[[workload]]
+kind = "bulk"
+jitter = "{jitter}"
+"#
+    ))
+    .1
+}
+
 /// Twenty bulk flows filling a deep buffer (16 s of queueing at 2 Mbps): the RTT outgrows the
 /// RTO as the queue builds, and timers fire while nothing is lost. F-RTO finds such timeouts
 /// spurious and undoes them; without it every timeout is taken as real. The results count the
@@ -357,26 +382,9 @@ open = {open}
 #[test]
 fn frto_finds_the_spurious_timeouts_of_a_filling_deep_buffer() {
     let run = |frto: bool| {
-        let mut sim = Simulation::new(&spec(&format!(
-            r#"
-[run]
-duration = "300s"
-[topology]
-kind = "dumbbell"
-pairs = 20
-access = {{ rate = "100Mbps", delay = "1ms" }}
-bottleneck = {{ rate = "2Mbps", delay = "98ms", queue = {{ kind = "droptail", limit = "4000pkts" }} }}
-[transport]
-timestamps = false
-frto = {frto}
-mss = 960
-[[workload]]
-kind = "bulk"
-jitter = "1s"
-"#
-        )));
-        sim.run();
-        sim.results()
+        let bottleneck =
+            r#"{ rate = "2Mbps", delay = "98ms", queue = { kind = "droptail", limit = "4000pkts" } }"#;
+        bulk_dumbbell(20, bottleneck, &format!("timestamps = false\nfrto = {frto}\nmss = 960"), "1s", "300s")
     };
     let (with, without) = (run(true), run(false));
     for r in [&with, &without] {
@@ -394,24 +402,9 @@ jitter = "1s"
 #[test]
 fn tail_loss_probes_are_counted_per_flow_and_in_the_summary() {
     let run = |tlp: bool| {
-        let mut sim = Simulation::new(&spec(&format!(
-            r#"
-[run]
-duration = "5s"
-[topology]
-kind = "dumbbell"
-pairs = 20
-access = {{ rate = "100Mbps", delay = "1ms" }}
-bottleneck = {{ rate = "10Mbps", delay = "10ms", queue = {{ kind = "droptail", limit = "10pkts" }} }}
-[transport]
-tlp = {tlp}
-[[workload]]
-kind = "bulk"
-jitter = "100ms"
-"#
-        )));
-        sim.run();
-        sim.results()
+        let bottleneck =
+            r#"{ rate = "10Mbps", delay = "10ms", queue = { kind = "droptail", limit = "10pkts" } }"#;
+        bulk_dumbbell(20, bottleneck, &format!("tlp = {tlp}"), "100ms", "5s")
     };
     let (with, without) = (run(true), run(false));
     for r in [&with, &without] {

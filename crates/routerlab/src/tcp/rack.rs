@@ -109,10 +109,6 @@ impl Rack {
         srtt.map_or(window, |s| window.min(s))
     }
 
-    pub fn reordering_seen(&self) -> bool {
-        self.reordering_seen
-    }
-
     /// An ACK arrived, with or without a D-SACK (RFC 8985 §6.2 step 4, `RACK_update_reo_wnd`):
     /// the first D-SACK of a round trip widens the reordering window by a step — a duplicate
     /// is a retransmission the window was too short to avoid.

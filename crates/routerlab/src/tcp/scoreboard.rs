@@ -147,18 +147,6 @@ impl Latest {
         }
     }
 
-    /// Note a segment newly acknowledged cumulatively, the board's oldest: those never
-    /// retransmitted come in the order sent, so the last is the latest.
-    #[inline]
-    fn note_acked(&mut self, sent_at: SimTime, end: u64, tx_count: u16, fack: u64) {
-        if tx_count == 1 {
-            self.original = Some((sent_at, end));
-            self.reordering |= end < fack;
-        } else {
-            self.note(sent_at, end, tx_count, fack);
-        }
-    }
-
     /// Note a newly delivered segment; `fack` is the highest sequence delivered before the ACK.
     #[inline]
     fn note(&mut self, sent_at: SimTime, end: u64, tx_count: u16, fack: u64) {
@@ -334,7 +322,7 @@ impl Scoreboard {
                     self.sacked_segs -= 1;
                 } else {
                     out.newly_delivered += len - front.has(Entry::FIN) as u64;
-                    out.latest.note_acked(front.sent_at, end, front.tx_count, fack);
+                    out.latest.note(front.sent_at, end, front.tx_count, fack);
                 }
                 out.bytes += len;
                 out.fin_acked |= front.has(Entry::FIN);
@@ -665,10 +653,10 @@ impl Scoreboard {
     /// was as given.
     pub fn on_retransmit(&mut self, idx: usize, now: SimTime, snd_nxt: u64) {
         let len = self.end_of(idx) - self.start_of(idx);
-        let s = &self.segs[idx];
-        debug_assert!(s.has(Entry::LOST) && !s.has(Entry::RETRANSMITTED));
-        self.segs[idx].set(Entry::RETRANSMITTED, true);
-        self.pipe += self.segs[idx].pipe_share(len);
+        let e = &mut self.segs[idx];
+        debug_assert!(e.has(Entry::LOST) && !e.has(Entry::RETRANSMITTED));
+        e.set(Entry::RETRANSMITTED, true);
+        self.pipe += e.pipe_share(len);
         self.record_resend(idx, now, snd_nxt);
     }
 

@@ -125,12 +125,11 @@ enum LossTimer {
     Reorder,
 }
 
-/// What a tail loss probe will send, once its timer has fired.
+/// What a tail loss probe sends: decided when it goes out, from the state then.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ProbeDue {
+enum ProbeKind {
     NewData,
-    /// The last segment, by index on the scoreboard.
-    Resend(usize),
+    ResendLast,
 }
 
 /// A reason to believe data was lost. Every loss signal — inferred or explicit — enters here.
@@ -281,9 +280,9 @@ pub struct TcpSocket {
     frto: Frto,
     undo: Option<Undo>,
     rack: Rack,
-    /// A tail loss probe outstanding, and one due to be sent.
+    /// A tail loss probe outstanding, and whether one is due to be sent.
     probe: Option<Probe>,
-    probe_due: Option<ProbeDue>,
+    probe_due: bool,
     cc: AnyCc,
     rtt: RttEstimator,
     /// `RttModel::Ns3`: the highest sequence sent when the timer last expired; ACKs at or
@@ -375,7 +374,7 @@ impl TcpSocket {
             undo: None,
             rack: Rack::default(),
             probe: None,
-            probe_due: None,
+            probe_due: false,
             cc: cfg.cc.build(),
             rtt: RttEstimator::new(cfg.rto),
             rtt_history_from: 0,
@@ -802,7 +801,7 @@ impl TcpSocket {
             self.restart_after_idle(now);
         }
         let snd_nxt_before = self.snd_nxt;
-        if self.probe_due.is_some() && self.tx_budget > 0 {
+        if self.probe_due && self.tx_budget > 0 {
             self.send_probe(now, emit);
         }
         self.send_data_loop(now, emit);
@@ -1792,7 +1791,7 @@ impl TcpSocket {
                 self.cc.on_rto(&mut self.win, now, flight, reduce);
                 self.sb.mark_all_lost();
                 self.probe = None;
-                self.probe_due = None;
+                self.probe_due = false;
                 self.recover = self.snd_nxt;
                 self.rtt_history_from = self.snd_nxt;
                 self.ca = CaState::Loss;
@@ -1859,40 +1858,45 @@ impl TcpSocket {
         true
     }
 
-    /// The probe's timer fired: send a new segment if the peer's window takes one, else the
-    /// last segment again (Linux's `tcp_send_loss_probe`), at most one probe outstanding.
-    /// Otherwise the RTO takes over.
+    /// The probe's timer fired: a probe is due if one may go (`probe_kind`), sent by the next
+    /// `poll_transmit`. Otherwise the RTO takes over.
     #[cold]
     #[inline(never)]
     fn on_probe_timeout(&mut self, now: SimTime) {
-        self.probe_due = None;
-        if self.probe.is_none() && self.may_send_data() {
-            if self.next_new_segment().is_some() {
-                self.probe_due = Some(ProbeDue::NewData);
-            } else if let Some(last) = self.sb.len().checked_sub(1) {
-                let s = self.sb.get(last);
-                if !s.sacked && !s.lost {
-                    self.probe_due = Some(ProbeDue::Resend(last));
-                }
-            }
-        }
-        if self.probe_due.is_none() {
+        self.probe_due = self.probe_kind().is_some();
+        if !self.probe_due {
             self.rearm_rto(now);
         }
+    }
+
+    /// What a probe would send now (Linux's `tcp_send_loss_probe`): a new segment if the peer's
+    /// window takes one, else the last segment again if it is neither SACKed nor presumed
+    /// lost; nothing while another probe is outstanding.
+    fn probe_kind(&self) -> Option<ProbeKind> {
+        if self.probe.is_some() || !self.may_send_data() {
+            return None;
+        }
+        if self.next_new_segment().is_some() {
+            return Some(ProbeKind::NewData);
+        }
+        let last = self.sb.get(self.sb.len().checked_sub(1)?);
+        (!last.sacked && !last.lost).then_some(ProbeKind::ResendLast)
     }
 
     /// Send the probe that is due, whatever the window, then restart the RTO from now.
     #[cold]
     #[inline(never)]
     fn send_probe(&mut self, now: SimTime, emit: &mut impl Transmit) {
-        let Some(due) = self.probe_due.take() else { return };
-        let resent = match due {
-            ProbeDue::NewData => {
-                let Some((len, fin)) = self.next_new_segment() else { return self.rearm_rto(now) };
+        self.probe_due = false;
+        let resent = match self.probe_kind() {
+            None => return self.rearm_rto(now),
+            Some(ProbeKind::NewData) => {
+                let (len, fin) = self.next_new_segment().expect("probe_kind saw a new segment");
                 self.emit_new_segment(now, len, fin, emit);
                 false
             }
-            ProbeDue::Resend(i) => {
+            Some(ProbeKind::ResendLast) => {
+                let i = self.sb.len() - 1;
                 let s = self.sb.get(i);
                 self.sb.on_probe(i, now, self.snd_nxt);
                 self.stats.retransmissions += 1;
