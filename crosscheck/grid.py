@@ -41,6 +41,10 @@ class TcpChoices:
     # on top of what SACKs free in the pipe (`limited_transmit_beyond_pipe`, routerlab's older
     # model); ns-3 and Linux let the pipe and cwnd alone govern it
     lt_beyond_pipe: bool = False
+    # routerlab only: on a partial ACK in a SACK recovery, one segment out whatever the window
+    # (the next presumed lost, new data, or the head), as ns-3's `ProcessAck` (`DoRetransmit`);
+    # RFC 6675 and Linux only update the scoreboard
+    partial_ack_resend: bool = False
     # ns-3 only: "rfc6937" is ns-3's PRR counting each delivered byte once, as RFC 6937 does
     # (ns-3's `TcpPrrRecovery` counts one more segment per duplicate ACK).
     ns3_prr: str = "ns3"
@@ -316,6 +320,17 @@ def points() -> list[Dumbbell | Incast]:
             reno_increase="per-ack",
         )
     )
+    # routerlab resending on a partial ACK in a SACK recovery as ns-3's `ProcessAck` does, at
+    # the 200 ms incasts whose rounds differ, where a block whose last segment is lost has it
+    # resent within the recovery in ns-3 and by the timer in routerlab; against ns-3 unchanged
+    # and with Linux's loss exit.
+    spreads = [q for q in bases if q.name.endswith("/delay-spread")]
+    for q in spreads + [point_in(grid, f"{q.name}/ns3-linux-loss-exit") for q in spreads]:
+        grid.append(
+            replace(
+                q, name=f"{q.name}/ns3-partial-ack", partial_ack_resend=True, ns3_same_as=q.name
+            )
+        )
     # ns-3's PRR counting as RFC 6937 does; routerlab unchanged (CUBIC also in Linux's
     # arithmetic, which ns-3's follows).
     for p in [q for q in grid if q.name in ("dumbbell-newreno-20", "dumbbell-cubic-20")]:

@@ -28,6 +28,7 @@ timeout_reduces_again = true
 frto = false
 limited_transmit_beyond_pipe = {lt_beyond_pipe}
 nextseg_rule3 = false
+partial_ack_resend = {partial_ack_resend}
 rack = false
 tlp = false
 dsack = false
@@ -66,6 +67,7 @@ def transport(p: grid.Dumbbell | grid.Incast, cc: str) -> str:
         ssthresh_base=p.ssthresh_base,
         lost_retransmit_detection=str(p.lost_retransmit_detection).lower(),
         lt_beyond_pipe=str(p.lt_beyond_pipe).lower(),
+        partial_ack_resend=str(p.partial_ack_resend).lower(),
         ecn=str(getattr(p, "ecn", False)).lower(),  # DCTCP negotiates ECN whatever this says
     )
 

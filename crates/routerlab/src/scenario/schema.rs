@@ -776,6 +776,8 @@ pub struct Transport {
     /// RFC 6675 NextSeg rule (3): resend an unSACKed segment below the highest SACK when a
     /// recovery has nothing else to send.
     pub nextseg_rule3: bool,
+    /// ns-3's partial ACK in a SACK recovery: one segment out whatever the window.
+    pub partial_ack_resend: bool,
     /// SACK blocks cover the FIN (Linux).
     pub sack_fin: bool,
     /// D-SACK blocks for duplicate segments (RFC 2883; Linux).

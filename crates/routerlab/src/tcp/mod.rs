@@ -182,6 +182,13 @@ pub struct TcpConfig {
     /// the recovery instead of by the timer. ns-3 does it (`TcpTxBuffer::NextSeg`); Linux does
     /// not (off by default): it repairs such a hole by RACK's time-based marking (`rack`).
     pub nextseg_rule3: bool,
+    /// ns-3's partial ACK in a SACK recovery (`TcpSocketBase::ProcessAck`, `DoRetransmit`):
+    /// unless the segment at the head was already resent, one segment goes out whatever the
+    /// window — the next presumed lost, else new data, else the head itself — as RFC 6582
+    /// does without SACK. RFC 6675 and Linux only update the scoreboard on a partial ACK
+    /// (off by default), so a lost last segment above the highest SACK waits for the timer
+    /// (or, in Linux, RACK).
+    pub partial_ack_resend: bool,
     /// RACK (RFC 8985 §6, Linux's default loss detection since 4.18, `tcp_recovery` 1): with
     /// SACK, a segment is lost once one sent after it has been delivered and a reordering
     /// window (a quarter of the minimum RTT; none in a recovery or once `dupthresh` segments
@@ -300,6 +307,7 @@ impl Default for TcpConfig {
             slow_start_after_idle: true,
             lost_retransmit_detection: true,
             nextseg_rule3: false,
+            partial_ack_resend: false,
             rack: true,
             tlp: true,
             loss_timer_slack: SimTime::from_ms(2),

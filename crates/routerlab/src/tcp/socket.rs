@@ -969,6 +969,22 @@ impl TcpSocket {
         self.sb.next_to_retransmit()
     }
 
+    /// ns-3's partial ACK in a SACK recovery (`partial_ack_resend`): unless the head was
+    /// already resent, one segment goes out whatever the window — the next presumed lost, else
+    /// new data, else the head (`DoRetransmit`: NextSeg's rules (1) and (2), then the head).
+    fn resend_on_partial_ack(&mut self) {
+        if self.sb.first().is_none_or(|head| head.tx_count > 1) {
+            return;
+        }
+        if self.sb.next_to_retransmit().is_some() {
+            self.retransmit_now = true;
+        } else if self.unsent_remains() {
+            self.lt_credit += 1;
+        } else if self.sb.mark_lost_at(self.snd_una) {
+            self.retransmit_now = true;
+        }
+    }
+
     /// RFC 6675 NextSeg rule (3), when rules (1) and (2) have nothing to send: in a SACK
     /// recovery, the first segment below the highest SACK neither SACKed nor resent.
     fn nextseg_rule3(&self) -> Option<usize> {
@@ -1507,6 +1523,8 @@ impl TcpSocket {
                     self.win.cwnd = self.win.cwnd.max(self.win.mss);
                     restart_timer = !self.partial_ack_seen;
                     self.partial_ack_seen = true;
+                } else if self.cfg.partial_ack_resend {
+                    self.resend_on_partial_ack();
                 }
             }
             CaState::Cwr if ack > self.ecn_high_seq => {
@@ -3126,8 +3144,14 @@ mod tests {
     /// One window of ten segments whose 3rd and 9th are lost (first transmissions), sent on a
     /// connection configured by `c`, closed after it if `close`; the sender's counters.
     fn ten_segments_losing_the_3rd_and_9th(c: TcpConfig, close: bool) -> TcpStats {
+        ten_segments_losing(c, close, 8)
+    }
+
+    /// One window of ten segments whose 3rd and the one at index `second` are lost (first
+    /// transmissions); the sender's counters.
+    fn ten_segments_losing(c: TcpConfig, close: bool, second: usize) -> TcpStats {
         let mut h = Harness::new(c, c, SimTime::from_ms(5));
-        h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && (i == 2 || i == 8));
+        h.drop = Box::new(move |dir, i, o| dir == Dir::AtoB && !o.retransmission && (i == 2 || i == second));
         h.start(10 * 1460, close);
         h.run_until(SimTime::from_secs(3));
         assert_eq!(h.b.delivered_bytes(), 10 * 1460);
@@ -3142,6 +3166,19 @@ mod tests {
     fn nextseg_rule3_repairs_a_hole_near_the_top_of_the_window_without_a_timeout() {
         let run = |rule3: bool| {
             let st = ten_segments_losing_the_3rd_and_9th(with(|c| c.nextseg_rule3 = rule3), false);
+            (st.fast_recoveries, st.timeouts, st.retransmissions)
+        };
+        assert_eq!(run(true), (1, 0, 2));
+        assert_eq!(run(false), (1, 1, 2));
+    }
+
+    /// The last of the ten lost too: above the highest SACK, no rule of RFC 6675 resends it,
+    /// and it waits for the timer. ns-3 resends the head on the partial ACK that the 3rd's
+    /// repair brings (`partial_ack_resend`), and the recovery repairs both.
+    #[test]
+    fn a_partial_ack_resends_a_lost_last_segment_only_on_ns3s_rule() {
+        let run = |resend: bool| {
+            let st = ten_segments_losing(with(|c| c.partial_ack_resend = resend), false, 9);
             (st.fast_recoveries, st.timeouts, st.retransmissions)
         };
         assert_eq!(run(true), (1, 0, 2));
