@@ -98,6 +98,11 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         "rr_spurious_per_mb_576_over_1500": ratio(
             ("spray-rr", "random", "576B"), ("spray-rr", "random", "1500B"), "spurious_per_mb"
         ),
+        # The arm that shows why the shared counter loses: a counter per destination.
+        "rr_dst_minus_rr_share_of_rr_flow_1500": mean_ci(
+            a - b
+            for a, b in zip(rr_share("1500B", "spray-rr-dst"), rr_share("1500B"), strict=True)
+        ),
         "rr_share_of_rr_flow_9000_minus_1500": mean_ci(
             a - b for a, b in zip(rr_share("9000B"), rr_share("1500B"), strict=True)
         ),
