@@ -100,8 +100,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         ),
         # The arm that shows why the shared counter loses: a counter per destination.
         "rr_dst_minus_rr_share_of_rr_flow_1500": mean_ci(
-            a - b
-            for a, b in zip(rr_share("1500B", "spray-rr-dst"), rr_share("1500B"), strict=True)
+            a - b for a, b in zip(rr_share("1500B", "spray-rr-dst"), rr_share("1500B"), strict=True)
         ),
         "rr_share_of_rr_flow_9000_minus_1500": mean_ci(
             a - b for a, b in zip(rr_share("9000B"), rr_share("1500B"), strict=True)
