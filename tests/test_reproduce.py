@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import shutil
 from html import escape
 from itertools import pairwise
 from pathlib import Path
@@ -554,7 +555,53 @@ def test_an_interrupted_reproduction_leaves_nothing_and_no_worker_tracebacks(tmp
     status, err = interrupt_while_writing(args, tmp_path, 1.5)
     assert status == 130, err
     assert "Traceback" not in err and "interrupted" in err
-    assert list(tmp_path.iterdir()) == [], "no result and no temporary directory"
+    kept = tmp_path / "out.runs"
+    assert list(tmp_path.iterdir()) == [kept], "no result and no temporary directory"
+    assert f"kept in {kept}/" in err
+    assert all((d / "summary.json").is_file() for d in kept.iterdir()), "only complete runs"
+
+
+def test_a_reproduction_resumes_from_the_runs_kept_and_writes_the_same_files(
+    exp_dir: Path, tmp_path: Path, monkeypatch
+):
+    a, b = tmp_path / "a", tmp_path / "b"
+    routerlab("reproduce", "tiny-a", "--seeds", "3", "--out", str(a), check=True)
+    assert not (tmp_path / "a.runs").exists(), "the runs go once the results are written"
+    routerlab("reproduce", "tiny-a", "--seeds", "3", "--out", str(b), "--keep-runs", check=True)
+    kept = sorted((tmp_path / "b.runs").iterdir())
+    assert len(kept) == 4 * 3, "every configuration's every replicate"
+    # Every run kept: nothing is simulated again.
+    exp = reproduction.load("tiny-a")
+    store = reproduction.RunStore(tmp_path / "b.runs")
+    fresh = reproduction.run_all(exp, False, 3, jobs=1)
+
+    def no_simulation(*args, **kwargs):
+        raise AssertionError("a kept run was simulated again")
+
+    with monkeypatch.context() as m:
+        m.setattr("routerlab.sweeps.backends.run_batched", no_simulation)
+        again = reproduction.run_all(exp, False, 3, store=store)
+    assert [(r.config, r.seed, r.summary) for r in again] == [
+        (r.config, r.seed, r.summary) for r in fresh
+    ]
+    for x, y in zip(again, fresh, strict=True):
+        assert x.tables.keys() == y.tables.keys()
+        assert all(x.tables[k].equals(y.tables[k]) for k in y.tables)
+    # Half of them lost, as if interrupted: the rest are read back, and the files are the
+    # same as an uninterrupted run's.
+    for d in kept[::2]:
+        shutil.rmtree(d)
+    routerlab("reproduce", "tiny-a", "--seeds", "3", "--out", str(b), "--force", check=True)
+    files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    for f in files:
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f"{f} differs after resuming"
+    # Another build (or scenario, or seed) is another run.
+    text = reproduction.render(exp, reproduction.grid(exp, False)[0])
+    key = reproduction.run_key(text, 1)
+    assert key != reproduction.run_key(text, 2) and key != reproduction.run_key(text + " ", 1)
+    monkeypatch.setattr("routerlab.reproduction.runs.build_id", lambda: "another build")
+    assert reproduction.run_key(text, 1) != key
 
 
 def test_cp_incast_cp_goodput_above_tcp_and_no_timeout_without_header_drops_or_starvation(

@@ -201,7 +201,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 progress=args.progress,
                 backend=args.backend,
                 scheduler=args.scheduler,
+                keep_runs=args.keep_runs,
             )
+        except KeyboardInterrupt:
+            kept = reproduction.store_of(out)
+            print(
+                f"routerlab: interrupted; nothing was written to {out}/, the runs done are kept "
+                f"in {kept}/ (rerun to resume)",
+                file=sys.stderr,
+            )
+            return EXIT_INTERRUPTED
         except reproduction.RunFailed as e:
             print(f"routerlab: {e}; nothing was written to {out}/", file=sys.stderr)
             return 1
@@ -542,7 +551,11 @@ def build_parser() -> argparse.ArgumentParser:
             again from the verdicts already in DIR (to --to FILE if given), running nothing.
             In a quick run, a claim whose confidence interval straddles its criterion is
             "not judged (quick)". Exit status 0 when the experiment ran, whatever the
-            verdicts."""
+            verdicts.
+            Finished runs wait in DIR.runs/ until DIR is written: an interrupted
+            reproduction, run again, simulates only what was left (the same build, scenario
+            and seed: anything else runs anew). --keep-runs keeps them after, so that a
+            rerun after changing an analysis simulates nothing."""
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -564,6 +577,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="document: write the results document here (e.g. docs/experiments.md)",
     )
     x.add_argument("--jobs", "-j", type=int, metavar="J", help="parallel runs (default: all cores)")
+    x.add_argument(
+        "--keep-runs",
+        action="store_true",
+        help="keep every run's tables in DIR.runs/ after DIR is written (a rerun reads them)",
+    )
     add_backend_flags(x)
     x.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     add_progress_flags(x)

@@ -20,7 +20,8 @@ and i alone, so a rerun (anywhere) gives identical results, and the same seeds a
 configurations (common random numbers). Runs go to a sweep backend: a process pool over the
 local cores by default, or a Dask cluster.
 The output directory is written atomically: tables (Parquet + CSV), figures (PNG + SVG), the
-exact scenarios run, and ``verdict.json`` / ``verdict.md``.
+exact scenarios run, and ``verdict.json`` / ``verdict.md``. The finished runs wait in
+``OUT.runs/`` until then (`runs`): an interrupted reproduction resumes from them.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from pathlib import Path
 from .. import _core
 from ..experiments.stats import Estimate
 from ..output import AtomicDir, write_table
+from .runs import RunStore, run_key, store_of
 from .verdict import ClaimError, build_verdict, check_claims, write_verdict
 
 #: Replicates of a full run and of a quick run (REPRODUCTIONS.md: at least 10 and 3).
@@ -233,17 +235,28 @@ def run_all(
     backend: str = "local",
     client=None,
     scheduler: str | None = None,
+    store: RunStore | None = None,
 ) -> list[Run]:
     """Every run of the experiment, in (configuration, replicate) order, on a sweep backend
-    (`routerlab.sweeps.backends`: the local pool, or Dask)."""
+    (`routerlab.sweeps.backends`: the local pool, or Dask). With a ``store``, runs it holds
+    are read back instead of simulated, and each new run is kept there as it finishes."""
     from ..sweeps import backends
 
     configs = grid(exp, quick)
     seed_list = [replicate_seed(exp["id"], i) for i in range(seeds)]
     work = [(ci, p, render(exp, p), s) for ci, p in enumerate(configs) for s in seed_list]
-    bar = backends.progress_bar(len(work), exp["id"], progress, leave=False)
-    done: dict[int, list[Run]] = {}
-    results = backends.run_batched(_run_batch, work, backend, jobs, client, scheduler)
+    done: dict[int, Run] = {}
+    if store is not None:
+        for i, (ci, params, text, seed) in enumerate(work):
+            if (kept := store.load(run_key(text, seed))) is not None:
+                done[i] = Run(ci, params, seed, *kept)
+    todo = [i for i in range(len(work)) if i not in done]
+    if not todo:
+        return [done[i] for i in range(len(work))]
+    bar = backends.progress_bar(len(todo), exp["id"], progress, leave=False)
+    results = backends.run_batched(
+        _run_batch, [work[i] for i in todo], backend, jobs, client, scheduler
+    )
     try:
         with contextlib.closing(results):
             for first, batch, runs in results:
@@ -254,13 +267,16 @@ def run_all(
                         f"{' or the others of its batch' if len(batch) > 1 else ''}): "
                         f"{type(runs).__name__}: {runs}"
                     ) from runs
-                done[first] = runs
+                for k, (job, run) in enumerate(zip(batch, runs, strict=True)):
+                    done[todo[first + k]] = run
+                    if store is not None:
+                        store.save(run_key(job[2], job[3]), run.summary, run.tables)
                 if bar:
                     bar.update(len(runs))
     finally:
         if bar:
             bar.close()
-    return [r for i in sorted(done) for r in done[i]]
+    return [done[i] for i in range(len(work))]
 
 
 def reproduce(
@@ -274,14 +290,18 @@ def reproduce(
     backend: str = "local",
     client=None,
     scheduler: str | None = None,
+    keep_runs: bool = False,
 ) -> dict:
     """Run an experiment and write its directory; returns the verdict. ``backend``, ``client``
-    and ``scheduler`` choose where the runs execute (see `routerlab.sweeps.backends`)."""
+    and ``scheduler`` choose where the runs execute (see `routerlab.sweeps.backends`). The
+    finished runs are kept in ``OUT.runs/`` (`runs.RunStore`) until the directory is written,
+    so that an interrupted reproduction resumes; with ``keep_runs``, also after."""
     exp = load(exp_id)
     seeds = seeds or (QUICK_SEEDS if quick else FULL_SEEDS)
     check_scenarios(exp, quick)
+    store = RunStore(store_of(out))
     with AtomicDir(Path(out), force=force) as d:
-        runs = run_all(exp, quick, seeds, jobs, progress, backend, client, scheduler)
+        runs = run_all(exp, quick, seeds, jobs, progress, backend, client, scheduler, store)
         module = importlib.import_module(f"..experiments.{exp['analysis']}", __package__)
         analysis: Analysis = module.analyze(exp, runs, quick)
         meta = {
@@ -309,4 +329,6 @@ def reproduce(
         (d.path / "experiment.toml").write_text(Path(exp["_path"]).read_text())
         write_verdict(d.path, verdict, analysis.notes)
         d.commit()
+    if not keep_runs:
+        store.remove()
     return verdict
