@@ -21,7 +21,7 @@ import routerlab
 from browser import chromium, load
 from helpers import ROOT, SMALL_DUMBBELL
 from helpers import routerlab as cli
-from routerlab import sweeps
+from routerlab import reproduction, seeding, sweeps
 from routerlab.sweeps import backends, spec
 
 BASE = SMALL_DUMBBELL
@@ -143,14 +143,31 @@ def test_the_key_ignores_how_the_sweep_is_written_and_seeds_derive_from_it(base:
     explicit = spec.from_arguments(base, grid={"transport.cc": "newreno"}).configs()[0]
     assert plain.spec_hash == explicit.spec_hash
     s = spec.from_arguments(base, seed=5)
-    seeds = {s.run_seed(plain.spec_hash, r) for r in range(50)}
+    seeds = {s.run_seed(r) for r in range(50)}
     assert len(seeds) == 50  # replicates differ
-    assert s.run_seed(plain.spec_hash, 3) == spec.from_arguments(base, seed=5).run_seed(
-        plain.spec_hash, 3
+    assert s.run_seed(3) == spec.from_arguments(base, seed=5).run_seed(3)
+    assert s.run_seed(3) != spec.from_arguments(base, seed=6).run_seed(3)
+    # One scheme with reproductions: a campaign seed is what an experiment's id is there.
+    assert s.run_seed(3) == seeding.replicate_seed(5, 3)
+    assert reproduction.replicate_seed("base-incast", 3) == seeding.replicate_seed("base-incast", 3)
+
+
+def test_every_configuration_runs_replicate_r_with_the_same_seed(base: Path, tmp_path: Path):
+    # Common random numbers: configurations are compared on the same draws.
+    c = sweeps.sweep(
+        base, grid=GRID, seeds=2, seed=7, out=tmp_path / "crn", jobs=1, progress=False, report=False
     )
-    assert s.run_seed(plain.spec_hash, 3) != spec.from_arguments(base, seed=6).run_seed(
-        plain.spec_hash, 3
-    )
+    runs = c.manifest["runs"].values()
+    for r in (0, 1):
+        assert {e["seed"] for e in runs if e["replicate"] == r} == {seeding.replicate_seed(7, r)}
+
+
+def test_a_campaign_of_the_older_seeding_is_refused_not_mixed(base: Path, tmp_path: Path):
+    out = tmp_path / "old"
+    out.mkdir()
+    (out / "manifest.json").write_text(json.dumps({"format": "routerlab-campaign/1", "runs": {}}))
+    with pytest.raises(sweeps.SweepError, match="other seeds"):
+        sweeps.sweep(base, seeds=1, out=out, jobs=1, progress=False, report=False)
 
 
 @pytest.mark.parametrize(

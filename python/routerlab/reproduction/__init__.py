@@ -27,7 +27,6 @@ exact scenarios run, and ``verdict.json`` / ``verdict.md``. The finished runs wa
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import itertools
 import json
@@ -37,7 +36,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import _core
+from .. import _core, seeding
 from ..experiments.stats import Estimate
 from ..output import AtomicDir, write_table
 from .runs import RunStore, run_key, store_of
@@ -129,8 +128,9 @@ def _read(path: Path) -> dict:
 
 
 def replicate_seed(exp_id: str, i: int) -> int:
-    """Seed of replicate i: a hash of the experiment id and i (63 bits)."""
-    return int.from_bytes(hashlib.sha256(f"{exp_id}/{i}".encode()).digest()[:8], "big") >> 1
+    """Seed of replicate i, in every configuration: the experiment id is the campaign
+    (`routerlab.seeding`, the scheme sweeps use)."""
+    return seeding.replicate_seed(exp_id, i)
 
 
 def grid(exp: dict, quick: bool) -> list[dict]:

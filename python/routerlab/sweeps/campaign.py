@@ -136,7 +136,7 @@ def _campaign(spec, out, backend, jobs, client, retry_failed, progress, quiet, r
     for c in configs:
         for r in range(spec.seeds):
             key = run_key(c.spec_hash, r)
-            seed = spec.run_seed(c.spec_hash, r)
+            seed = spec.run_seed(r)
             entry = {"config": c.index, "params": c.params, "replicate": r, "seed": seed}
             entry["spec_hash"] = c.spec_hash
             runs.setdefault(key, (entry, Task(key, c.text, seed, base_dir, spec.timeout)))

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import tomli_w
 
-from .. import _core
+from .. import _core, seeding
 from ..api import scenario_source
 from ..filekind import misfiled
 
@@ -101,10 +101,10 @@ class SweepSpec:
             out.append(Config(index, params, text, hashlib.sha256(normalized.encode()).hexdigest()))
         return out
 
-    def run_seed(self, spec_hash: str, replicate: int) -> int:
-        """Seed of one replicate of one configuration (63 bits of a SHA-256)."""
-        digest = hashlib.sha256(f"{self.seed}/{spec_hash}/{replicate}".encode()).digest()
-        return int.from_bytes(digest[:8], "big") >> 1
+    def run_seed(self, replicate: int) -> int:
+        """Seed of one replicate, the same in every configuration (`routerlab.seeding`: common
+        random numbers, the scheme reproductions use)."""
+        return seeding.replicate_seed(self.seed, replicate)
 
     def describe(self) -> dict:
         """The sweep as JSON-able data (for the manifest)."""

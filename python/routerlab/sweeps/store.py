@@ -25,7 +25,7 @@ from ..runner import RunResult, write_files
 from .spec import SweepError
 
 #: The manifest's format tag.
-FORMAT = "routerlab-campaign/1"
+FORMAT = "routerlab-campaign/2"
 
 
 def write_json_atomic(path: Path, obj) -> None:
@@ -65,6 +65,11 @@ class Store:
         for d in (self.root, self.root / "runs", self.root / "scenarios"):
             remove_stale_temporaries(d)
         old = self.read_manifest()
+        if old and old.get("format") == "routerlab-campaign/1":
+            raise SweepError(
+                f"{self.root} holds a campaign of an older routerlab, whose replicates have "
+                "other seeds (use another directory)"
+            )
         if old and old.get("format") != FORMAT:
             raise SweepError(f"{self.manifest_path}: not a routerlab campaign manifest")
         done = self.done_keys()
