@@ -474,6 +474,22 @@ def test_refusals_come_before_anything_runs(exp_dir: Path, tmp_path: Path):
     )
     p = routerlab("reproduce", "--list")
     assert p.returncode == 2 and "tiny-a.toml" in p.stderr and "criterion" in p.stderr
+    # Fewer replicates than the contract's least is refused.
+    (exp_dir / "tiny-a.toml").write_text(
+        TINY.format(id="tiny-a").replace("\n[constants]", "seeds = 3\n[constants]")
+    )
+    p = routerlab("reproduce", "--list")
+    assert p.returncode == 2 and "seeds" in p.stderr
+
+
+def test_an_experiment_that_needs_more_replicates_says_so(exp_dir: Path, tmp_path: Path):
+    text = TINY.format(id="tiny-a").replace("\n[constants]", "seeds = 12\n[constants]")
+    (exp_dir / "tiny-a.toml").write_text(text)
+    routerlab("reproduce", "tiny-a", "--out", str(tmp_path / "a"), "--jobs", "1", check=True)
+    assert len(json.loads((tmp_path / "a" / "verdict.json").read_text())["seeds"]) == 12
+    # --seeds and --quick still decide.
+    routerlab("reproduce", "tiny-a", "--seeds", "2", "--out", str(tmp_path / "b"), check=True)
+    assert len(json.loads((tmp_path / "b" / "verdict.json").read_text())["seeds"]) == 2
 
 
 # --- every experiment, quick ----------------------------------------------------------------

@@ -565,7 +565,11 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--list", action="store_true", help="list the experiments and exit")
     x.add_argument("--quick", action="store_true", help="the small variant (seconds; 3 seeds)")
     x.add_argument(
-        "--seeds", type=int, metavar="N", help="replicates per configuration (default 10; quick 3)"
+        "--seeds",
+        type=int,
+        metavar="N",
+        help="replicates per configuration (default: the experiment's, 10 unless it says more; "
+        "quick 3)",
     )
     x.add_argument("--out", metavar="DIR", help="output directory (default results/reproduce/ID)")
     x.add_argument(

@@ -65,7 +65,7 @@ def experiments_dir() -> Path:
 
 #: Keys of an experiment file: required, then optional.
 REQUIRED_KEYS = {"id", "title", "sources", "analysis", "scenario", "grid", "claim"}
-OPTIONAL_KEYS = {"constants", "quick", "variants", "doc"}
+OPTIONAL_KEYS = {"constants", "quick", "variants", "doc", "seeds"}
 #: Keys of an experiment's `[doc]`: its prose in the results document (`document.py`).
 DOC_KEYS = {"summary", "discussion", "discussion_as_of"}
 
@@ -110,6 +110,11 @@ def _read(path: Path) -> dict:
     unknown_doc = set(exp.get("doc", {})) - DOC_KEYS
     if unknown_doc:
         raise ExperimentError(f"{path}: unknown keys in doc: {sorted(unknown_doc)}")
+    seeds = exp.get("seeds", FULL_SEEDS)
+    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < FULL_SEEDS:
+        raise ExperimentError(
+            f"{path}: seeds: {seeds!r} is not a number of replicates of at least {FULL_SEEDS}"
+        )
     unknown_quick = set(exp.get("quick", {})) - {"grid"}
     if unknown_quick:
         raise ExperimentError(f"{path}: unknown keys in quick: {sorted(unknown_quick)}")
@@ -297,7 +302,7 @@ def reproduce(
     finished runs are kept in ``OUT.runs/`` (`runs.RunStore`) until the directory is written,
     so that an interrupted reproduction resumes; with ``keep_runs``, also after."""
     exp = load(exp_id)
-    seeds = seeds or (QUICK_SEEDS if quick else FULL_SEEDS)
+    seeds = seeds or (QUICK_SEEDS if quick else exp.get("seeds", FULL_SEEDS))
     check_scenarios(exp, quick)
     store = RunStore(store_of(out))
     with AtomicDir(Path(out), force=force) as d:
