@@ -34,7 +34,8 @@ use super::{Carrier, Simulation};
 use crate::units::SimTime;
 use std::collections::HashMap;
 
-use crate::mechanisms::taq::{EpochLog, FlowKey};
+use crate::mechanisms::taq::EpochLog;
+use crate::net::packet::FlowKey;
 use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
 use crate::tcp::TcpStats;
 use crate::tcp::cc::AnyCc;

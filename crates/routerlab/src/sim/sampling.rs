@@ -5,7 +5,7 @@
 //! rate the receiver got new data in order since then, and its loss-recovery state. Rows accumulate in columns, ready for `timeseries.parquet`.
 
 use crate::ids::ConnId;
-use crate::tcp::cc::AnyCc;
+use crate::tcp::cc::CongestionControl;
 use crate::tcp::{State, TcpSocket};
 use crate::units::SimTime;
 
@@ -75,12 +75,9 @@ impl FlowSampler {
             ts.send_rate_bps.push(rate);
             ts.delivered_bps.push(delivered_rate);
             ts.state.push(state_name(s));
-            let (rate, mode) = match s.cc() {
-                AnyCc::ExplicitRate(x) => (
-                    x.last_rate().map(|r| r.bps() as f64),
-                    Some(x.mode() == crate::mechanisms::ka::Mode::Rate),
-                ),
-                _ => (None, None),
+            let (rate, mode) = match s.cc().explicit_rate_state() {
+                Some((rate, in_rate_mode)) => (rate.map(|r| r.bps() as f64), Some(in_rate_mode)),
+                None => (None, None),
             };
             ts.signalled_rate_bps.push(rate);
             ts.rate_mode.push(mode);

@@ -162,6 +162,10 @@ impl CongestionControl for ExplicitRate {
         if self.fallback { "kick-ass" } else { "rcp" }
     }
 
+    fn explicit_rate_state(&self) -> Option<(Option<Rate>, bool)> {
+        Some((self.last_rate(), self.mode() == Mode::Rate))
+    }
+
     fn on_explicit_rate(&mut self, w: &mut Window, now: SimTime, rate: Rate, srtt: Option<SimTime>) {
         self.rate = Some(rate);
         self.rate_at = now;

@@ -133,6 +133,12 @@ pub trait CongestionControl {
     /// An explicit rate arrived from the network (e.g. Kick-Ass's, echoed by the receiver).
     /// Controllers that do not use explicit rates ignore it.
     fn on_explicit_rate(&mut self, _w: &mut Window, _now: SimTime, _rate: Rate, _srtt: Option<SimTime>) {}
+
+    /// For the time series: an explicit-rate controller's last signalled rate (if any) and
+    /// whether it is sending at that rate (rather than as TCP); None for any other.
+    fn explicit_rate_state(&self) -> Option<(Option<Rate>, bool)> {
+        None
+    }
 }
 
 /// Every built-in controller, dispatched statically; `Custom` holds a user's own.
@@ -188,6 +194,9 @@ impl CongestionControl for AnyCc {
     }
     fn on_explicit_rate(&mut self, w: &mut Window, now: SimTime, rate: Rate, srtt: Option<SimTime>) {
         dispatch!(self, c => c.on_explicit_rate(w, now, rate, srtt))
+    }
+    fn explicit_rate_state(&self) -> Option<(Option<Rate>, bool)> {
+        dispatch!(self, c => c.explicit_rate_state())
     }
 }
 
