@@ -375,18 +375,29 @@ jitter = "{jitter}"
     .1
 }
 
+/// `bulk_dumbbell` of twenty pairs with the boolean transport `option` on, then off.
+fn twenty_pairs_with_and_without(
+    option: &str,
+    bottleneck: &str,
+    transport: &str,
+    jitter: &str,
+    duration: &str,
+) -> (Results, Results) {
+    let run =
+        |on: bool| bulk_dumbbell(20, bottleneck, &format!("{transport}\n{option} = {on}"), jitter, duration);
+    (run(true), run(false))
+}
+
 /// Twenty bulk flows filling a deep buffer (16 s of queueing at 2 Mbps): the RTT outgrows the
 /// RTO as the queue builds, and timers fire while nothing is lost. F-RTO finds such timeouts
 /// spurious and undoes them; without it every timeout is taken as real. The results count the
 /// undone ones per flow and in the summary, within the timeouts.
 #[test]
 fn frto_finds_the_spurious_timeouts_of_a_filling_deep_buffer() {
-    let run = |frto: bool| {
-        let bottleneck =
-            r#"{ rate = "2Mbps", delay = "98ms", queue = { kind = "droptail", limit = "4000pkts" } }"#;
-        bulk_dumbbell(20, bottleneck, &format!("timestamps = false\nfrto = {frto}\nmss = 960"), "1s", "300s")
-    };
-    let (with, without) = (run(true), run(false));
+    let bottleneck =
+        r#"{ rate = "2Mbps", delay = "98ms", queue = { kind = "droptail", limit = "4000pkts" } }"#;
+    let (with, without) =
+        twenty_pairs_with_and_without("frto", bottleneck, "timestamps = false\nmss = 960", "1s", "300s");
     for r in [&with, &without] {
         let spurious = r.flows.iter().map(|f| f.spurious_timeouts).sum::<u64>();
         assert_eq!(r.summary.spurious_timeouts, spurious);
@@ -401,12 +412,9 @@ fn frto_finds_the_spurious_timeouts_of_a_filling_deep_buffer() {
 /// per flow and in the summary; without probes there are none.
 #[test]
 fn tail_loss_probes_are_counted_per_flow_and_in_the_summary() {
-    let run = |tlp: bool| {
-        let bottleneck =
-            r#"{ rate = "10Mbps", delay = "10ms", queue = { kind = "droptail", limit = "10pkts" } }"#;
-        bulk_dumbbell(20, bottleneck, &format!("tlp = {tlp}"), "100ms", "5s")
-    };
-    let (with, without) = (run(true), run(false));
+    let bottleneck =
+        r#"{ rate = "10Mbps", delay = "10ms", queue = { kind = "droptail", limit = "10pkts" } }"#;
+    let (with, without) = twenty_pairs_with_and_without("tlp", bottleneck, "", "100ms", "5s");
     for r in [&with, &without] {
         assert_eq!(r.summary.loss_probes, r.flows.iter().map(|f| f.loss_probes).sum::<u64>());
     }

@@ -75,8 +75,5 @@ class RunStore:
             (d.path / "summary.json").write_text(json.dumps(summary, sort_keys=True))
             d.commit()
 
-    def count(self) -> int:
-        return sum(1 for d in self.root.iterdir() if (d / "summary.json").is_file())
-
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
