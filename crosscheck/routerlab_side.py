@@ -29,6 +29,7 @@ frto = false
 limited_transmit_beyond_pipe = {lt_beyond_pipe}
 nextseg_rule3 = false
 partial_ack_resend = {partial_ack_resend}
+head_resend_restarts_rto = false
 rack = false
 tlp = false
 dsack = false

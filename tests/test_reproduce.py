@@ -726,6 +726,13 @@ def test_plts_reorder_a_higher_dupthresh_and_the_ecn_agent_cut_fast_recoveries(t
 
     assert fr("rr-dupthresh-10") < fr("rr")
     assert fr("rr-agent-ecn") < fr("rr-red")
+    # An agent that only watches changes nothing and sees every run reach the sender; the
+    # percentile agent lets through only the longest runs.
+    for metric in ("throughput_of_ideal", "fast_recoveries_per_flow", "spurious_per_flow"):
+        assert rows[("rr-agent-watching",)][metric] == rows[("rr",)][metric], metric
+    assert rows[("rr-agent-watching",)]["released_share"] == pytest.approx(1.0, abs=0.01)
+    assert rows[("rr-agent-percentile",)]["released_share"] < 0.25
+    assert math.isnan(rows[("rr",)]["released_share"])
 
 
 def test_plts_failure_a_failed_core_link_costs_the_flows_into_its_pod(tmp_path: Path):

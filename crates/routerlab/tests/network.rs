@@ -705,14 +705,28 @@ fn the_percentile_dupack_filter_hides_spraying_reordering_from_newreno() {
         ))
         .1
     };
-    let (plain_goodput, plain_spurious, plain_fr) = reordering_totals(&spray(""));
-    let (goodput, spurious, fr) = reordering_totals(&spray("dupack_filter = \"percentile\""));
+    let plain = spray("");
+    let (plain_goodput, plain_spurious, plain_fr) = reordering_totals(&plain);
+    let filtered = spray("dupack_filter = \"percentile\"");
+    let (goodput, spurious, fr) = reordering_totals(&filtered);
     assert!(plain_fr > 100, "spraying reorders: {plain_fr} fast recoveries");
     assert!(
         fr * 2 < plain_fr && spurious * 2 < plain_spurious,
         "{fr} vs {plain_fr}, {spurious} vs {plain_spurious}"
     );
     assert!(goodput > 1.1 * plain_goodput, "{goodput} vs {plain_goodput}");
+    // Per run of three duplicates or more, the agent lets through about the longest tenth
+    // (whole run lengths: every run as long as the 90th percentile's passes).
+    let agent = filtered.stages.as_ref().unwrap().totals("dupack-filter");
+    let released = agent["runs_released"] as f64 / agent["runs_ended"] as f64;
+    assert!(released > 0.05 && released < 0.25, "{agent:?}");
+    // Watching only changes nothing, and every run that reaches three duplicates is released.
+    let watched = spray("dupack_filter = \"watch\"");
+    assert_eq!(watched.flows, plain.flows);
+    let seen = watched.stages.as_ref().unwrap().totals("dupack-filter");
+    assert_eq!(seen["dupacks_dropped"], 0);
+    let open_at_the_end = seen["runs_released"] - seen["runs_ended"];
+    assert!(open_at_the_end <= plain.flows.len() as u64, "{seen:?}");
 }
 
 #[test]

@@ -38,16 +38,9 @@ jitter = "1ms"
     )
 }
 
-/// Counters of one stage, by name.
+/// Counters of one stage, summed over where it runs.
 fn counters(r: &Results, stage: &str) -> HashMap<&'static str, u64> {
-    let s = r.stages.as_ref().expect("a stages table");
-    let mut out = HashMap::new();
-    for i in 0..s.at.len() {
-        if s.stage[i] == stage {
-            *out.entry(s.counter[i]).or_default() += s.value[i];
-        }
-    }
-    out
+    r.stages.as_ref().expect("a stages table").totals(stage)
 }
 
 #[test]

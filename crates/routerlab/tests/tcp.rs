@@ -407,6 +407,27 @@ fn frto_finds_the_spurious_timeouts_of_a_filling_deep_buffer() {
     assert!(with.summary.spurious_timeouts > 0, "{:?}", with.summary);
 }
 
+/// Twenty flows sharing 2 s of queueing at 2 Mbps, without RACK: a flow's few segments are
+/// spread over the queue, so its duplicate ACKs gather over much of an RTT, and its repair
+/// waits out the whole queue. The timer, running since the last ACK of new data, fires before
+/// the repair is acknowledged unless resending the head restarts it (Linux, ns-2).
+#[test]
+fn resending_the_head_restarts_the_rto_and_spares_a_long_queues_recoveries() {
+    let bottleneck =
+        r#"{ rate = "2Mbps", delay = "48ms", queue = { kind = "droptail", limit = "500pkts" } }"#;
+    let transport = "rack = false\ntlp = false\ntimestamps = false\nmss = 960";
+    let (with, without) =
+        twenty_pairs_with_and_without("head_resend_restarts_rto", bottleneck, transport, "1s", "200s");
+    let recoveries = |r: &Results| r.flows.iter().map(|f| f.fast_recoveries).sum::<u64>();
+    assert!(recoveries(&with) > 100 && recoveries(&without) > 100);
+    assert!(
+        2 * with.summary.timeouts < without.summary.timeouts,
+        "{} timeouts against {}",
+        with.summary.timeouts,
+        without.summary.timeouts
+    );
+}
+
 /// Twenty flows through a 10-packet buffer with Linux's loss detection: whole flights are
 /// lost now and then, and tail loss probes go out before the timer. The results count them
 /// per flow and in the summary; without probes there are none.

@@ -12,9 +12,30 @@ import pyarrow as pa
 from ..reproduction import Analysis, Run
 from .plots import figure, yerr
 from .plts_throughput import ideal_bps
+from .stages import stage_counters
 from .stats import add_row, mean_ci
 
-METRICS = ("spurious_per_flow", "fast_recoveries_per_flow", "timeouts_per_flow")
+METRICS = (
+    "spurious_per_flow",
+    "fast_recoveries_per_flow",
+    "timeouts_per_flow",
+    "runs_per_flow",
+    "released_share",
+    "recoveries_per_released_run",
+)
+
+
+def agent_runs(run: Run, flows: int, fast_recoveries: int) -> dict[str, float]:
+    """What the hosts' DUPACK agents saw: runs of three duplicates or more per flow, the share
+    of them let through to the sender, and the fast recoveries per run let through (NaN
+    without an agent)."""
+    c = stage_counters(run, "dupack-filter")
+    ended, released = c.get("runs_ended", 0), c.get("runs_released", 0)
+    return {
+        "runs_per_flow": ended / flows if c else float("nan"),
+        "released_share": released / ended if ended else float("nan"),
+        "recoveries_per_released_run": fast_recoveries / released if released else float("nan"),
+    }
 
 
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
@@ -28,6 +49,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             "spurious_per_flow": sum(f["spurious_retransmissions"]) / n,
             "fast_recoveries_per_flow": sum(f["fast_recoveries"]) / n,
             "timeouts_per_flow": sum(f["timeouts"]) / n,
+            **agent_runs(r, n, sum(f["fast_recoveries"])),
         }
     schemes = [s for s in exp["grid"]["scheme"] if s in per]
     seeds = sorted(per[schemes[0]])
@@ -53,6 +75,14 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             (x - y) / (1 - y) for x, y in zip(at("rr-dupthresh-paths"), at("rr"), strict=True)
         ),
         "spurious_ratio_agent_over_rr": ratio("rr-agent-percentile", "rr", "spurious_per_flow"),
+        "fast_retransmit_ratio_agent_over_rr": ratio(
+            "rr-agent-percentile", "rr", "fast_recoveries_per_flow"
+        ),
+        "agent_released_share": mean_ci(at("rr-agent-percentile", "released_share")),
+        "agent_runs_ratio": ratio("rr-agent-percentile", "rr-agent-watching", "runs_per_flow"),
+        "recoveries_per_run_agent_over_plain": ratio(
+            "rr-agent-percentile", "rr-agent-watching", "recoveries_per_released_run"
+        ),
         "throughput_ratio_agent_over_rr": ratio("rr-agent-percentile", "rr"),
         "throughput_ratio_ecn_agent_over_ecmp_red": ratio("rr-agent-ecn", "ecmp-red"),
         "throughput_ratio_ecn_agent_over_rr_red": ratio("rr-agent-ecn", "rr-red"),

@@ -1,6 +1,7 @@
 """Analysis of taq-buffer: per number of flows and drop-tail buffer, the mean 20 s Jain index
-after the warm-up; per seed and number of flows, the smallest buffer of the sweep whose index
-reaches the fairness threshold (TAQ §2.4, Fig. 3)."""
+after the warm-up (over 100 s slices for the `slice-100s` arm); per seed and number of flows,
+the smallest buffer of the sweep whose index reaches the fairness threshold (TAQ §2.4,
+Fig. 3)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .stats import mean_ci
 
 
 def settled_jain(run: Run, warmup_s: float) -> float:
-    """Mean Jain index of the 20 s slices that start at or after `warmup_s`."""
+    """Mean Jain index of the fairness slices that start at or after `warmup_s`."""
     f = run.tables["fairness"].to_pydict()
     kept = [j for s, j in zip(f["start_s"], f["jain_index"], strict=True) if s >= warmup_s]
     return float(np.mean(kept)) if kept else float("nan")

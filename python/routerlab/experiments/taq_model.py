@@ -89,6 +89,14 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         },
     }
 
+    if "sack-per-ack" in by_tcp:
+        # What growing one segment per ACK in slow start (ns-2's rule) does to '2 sent': the
+        # share with it less the share counting bytes, per seed, averaged over the flows.
+        other = by_tcp["sack-per-ack"]
+        quantities["sent2_per_ack_minus_bytes"] = mean_ci(
+            float(np.mean([other[s][n][1][2] - per[s][n][1][2] for n in ns])) for s in seeds
+        )
+
     rows = defaultdict(list)
     for tcp, arm in sorted(by_tcp.items()):
         arm_seeds = sorted(arm)

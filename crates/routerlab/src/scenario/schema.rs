@@ -605,6 +605,7 @@ impl Default for Hosts {
 pub enum DupAckFilterName {
     Ecn,
     Percentile,
+    Watch,
 }
 
 #[derive(Deserialize, Serialize, Debug, Clone, Copy, PartialEq, Eq)]
@@ -778,6 +779,8 @@ pub struct Transport {
     pub nextseg_rule3: bool,
     /// ns-3's partial ACK in a SACK recovery: one segment out whatever the window.
     pub partial_ack_resend: bool,
+    /// Resending the oldest outstanding segment restarts the RTO (Linux, ns-2).
+    pub head_resend_restarts_rto: bool,
     /// SACK blocks cover the FIN (Linux).
     pub sack_fin: bool,
     /// D-SACK blocks for duplicate segments (RFC 2883; Linux).

@@ -157,6 +157,15 @@ pub struct StageRows {
 }
 
 impl StageRows {
+    /// Each counter of `stage`, summed over every port and host that has one.
+    pub fn totals(&self, stage: &str) -> HashMap<&'static str, u64> {
+        let mut out = HashMap::new();
+        for i in (0..self.at.len()).filter(|&i| self.stage[i] == stage) {
+            *out.entry(self.counter[i]).or_default() += self.value[i];
+        }
+        out
+    }
+
     fn push(&mut self, at: &str, stage: &'static str, counters: Vec<(&'static str, u64)>) {
         for (counter, value) in counters {
             self.at.push(at.to_string());

@@ -189,6 +189,15 @@ pub struct TcpConfig {
     /// (off by default), so a lost last segment above the highest SACK waits for the timer
     /// (or, in Linux, RACK).
     pub partial_ack_resend: bool,
+    /// Resending the oldest outstanding segment restarts the retransmission timer, as Linux's
+    /// `tcp_xmit_retransmit_queue` does (unless RACK's reordering timer is pending) and ns-2's
+    /// fast retransmit (`reset_rtx_timer` in `dupack_action`): a recovery's first repair gets a
+    /// whole RTO to be acknowledged, counted from when it went out. Off: the timer keeps
+    /// running from the last ACK of new data (RFC 6298 (5.3), ns-3), except with `rack`,
+    /// which always restarts it; where the duplicate ACKs take most of an RTT to gather (small
+    /// windows spread over a long queue), the timer then fires before the repair can be
+    /// acknowledged.
+    pub head_resend_restarts_rto: bool,
     /// RACK (RFC 8985 §6, Linux's default loss detection since 4.18, `tcp_recovery` 1): with
     /// SACK, a segment is lost once one sent after it has been delivered and a reordering
     /// window (a quarter of the minimum RTT; none in a recovery or once `dupthresh` segments
@@ -308,6 +317,7 @@ impl Default for TcpConfig {
             lost_retransmit_detection: true,
             nextseg_rule3: false,
             partial_ack_resend: false,
+            head_resend_restarts_rto: true,
             rack: true,
             tlp: true,
             loss_timer_slack: SimTime::from_ms(2),

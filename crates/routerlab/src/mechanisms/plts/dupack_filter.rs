@@ -18,6 +18,9 @@
 //!   counted yet the threshold is 3, plain TCP. A real loss makes a run as long as the window,
 //!   longer than reordering's, so it still ends in a fast retransmit, late.
 //!
+//! - **Watch** (ours): lets everything through and only counts, so that a run without the
+//!   agent's filtering reports the runs plain TCP sees (each run reaching 3 is "released").
+//!
 //! Our choices where the paper is silent: the counters are kept per flow (a flow's reordering
 //! depends on its own paths); the percentile is the nearest-rank one ([`FilterParams`]); the
 //! agent sits at the data sender's host, on its incoming ACKs; the ECN variant lets no
@@ -36,6 +39,8 @@ pub enum FilterKind {
     Ecn,
     /// Hold back duplicates until the run reaches the `percentile` of past run lengths.
     Percentile,
+    /// Hold nothing back; count runs as plain TCP meets them.
+    Watch,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,6 +64,8 @@ pub struct FilterStats {
     pub dropped: u64,
     /// Runs that reached the threshold (their release triggers a fast retransmit).
     pub released_runs: u64,
+    /// Runs of three duplicates or more that ended (the ones the percentile counts).
+    pub ended_runs: u64,
 }
 
 /// A flow's state: the last acknowledgment seen, the current run, the run-length counters.
@@ -95,6 +102,12 @@ impl FlowState {
     fn passes(&mut self, params: &FilterParams, ece: bool, stats: &mut FilterStats) -> bool {
         match params.kind {
             FilterKind::Ecn => ece,
+            FilterKind::Watch => {
+                if self.run == 3 {
+                    stats.released_runs += 1;
+                }
+                true
+            }
             FilterKind::Percentile => {
                 if self.run == 3 {
                     self.release_at = self.threshold(params.percentile);
@@ -107,8 +120,10 @@ impl FlowState {
         }
     }
 
-    fn end_run(&mut self) {
-        if self.run >= 3 {
+    /// Ends the current run; true if it was long enough (3 or more) to be counted.
+    fn end_run(&mut self) -> bool {
+        let counted = self.run >= 3;
+        if counted {
             let i = (self.run - 3) as usize;
             if self.runs.len() <= i {
                 self.runs.resize(i + 1, 0);
@@ -117,6 +132,7 @@ impl FlowState {
             self.total_runs += 1;
         }
         self.run = 0;
+        counted
     }
 }
 
@@ -158,7 +174,7 @@ impl HostShim for DupAckFilter {
         let f = self.flows.entry(key).or_default();
         if !pure || f.last_ack != Some(ack) {
             if f.last_ack.is_none_or(|last| ack > last) {
-                f.end_run();
+                self.stats.ended_runs += u64::from(f.end_run());
                 f.last_ack = Some(ack);
             }
             return Ingress::Deliver;
@@ -172,6 +188,19 @@ impl HostShim for DupAckFilter {
             pool.free(pkt);
             Ingress::Consumed
         }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("dupacks", self.stats.dupacks),
+            ("dupacks_dropped", self.stats.dropped),
+            ("runs_ended", self.stats.ended_runs),
+            ("runs_released", self.stats.released_runs),
+        ]
+    }
+
+    fn name(&self) -> &'static str {
+        "dupack-filter"
     }
 }
 
@@ -210,7 +239,9 @@ mod tests {
     fn without_history_the_third_duplicate_passes_like_plain_tcp() {
         let mut f = DupAckFilter::new(FilterParams::default());
         assert_eq!(feed(&mut f, &run(1000, 4)), [true; 5]);
-        assert_eq!(f.stats(), FilterStats { dupacks: 4, dropped: 0, released_runs: 1 });
+        assert_eq!(f.stats(), FilterStats { dupacks: 4, dropped: 0, released_runs: 1, ended_runs: 0 });
+        feed(&mut f, &[(2000, false)]);
+        assert_eq!(f.stats().ended_runs, 1, "a new acknowledgment ends the run of four");
     }
 
     #[test]
@@ -256,6 +287,14 @@ mod tests {
         ];
         assert_eq!(feed(&mut f, &acks), [true, false, false, true, true, true, false]);
         assert_eq!(f.stats().dropped, 3);
+    }
+
+    #[test]
+    fn watching_delivers_everything_and_counts_the_runs_plain_tcp_meets() {
+        let mut f = DupAckFilter::new(FilterParams { kind: FilterKind::Watch, ..Default::default() });
+        let acks = [run(1000, 2), run(2000, 5), run(3000, 3), vec![(4000, false)]].concat();
+        assert!(feed(&mut f, &acks).iter().all(|&d| d));
+        assert_eq!(f.stats(), FilterStats { dupacks: 10, dropped: 0, released_runs: 2, ended_runs: 2 });
     }
 
     #[test]

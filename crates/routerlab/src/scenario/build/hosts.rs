@@ -27,6 +27,7 @@ pub(super) fn host_shims(sc: &Scenario, names: &Names, p: &mut Problems) -> Host
         kind: match kind {
             DupAckFilterName::Ecn => FilterKind::Ecn,
             DupAckFilterName::Percentile => FilterKind::Percentile,
+            DupAckFilterName::Watch => FilterKind::Watch,
         },
         percentile: hosts.dupack_filter_percentile.0,
     });
