@@ -81,17 +81,32 @@ impl TcpFlags {
 }
 
 /// A SACK block: the half-open sequence range `[left, right)` received out of order.
-/// A CP PACK is carried the same way with the edges swapped (left > right).
+/// A range known lost on the way (a router cut its payload) is carried the same way with the
+/// edges swapped (left > right): not a valid SACK block, so a sender that knows only SACK
+/// passes over it (RFC 2018).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub struct SackBlock {
     pub left: u64,
     pub right: u64,
 }
 
+impl SackBlock {
+    /// The block naming the lost range `[left, right)` (CP's PACK).
+    pub fn lost_range(left: u64, right: u64) -> SackBlock {
+        debug_assert!(left < right);
+        SackBlock { left: right, right: left }
+    }
+
+    /// The lost range `[left, right)` this block names, if it names one.
+    pub fn as_lost_range(&self) -> Option<(u64, u64)> {
+        (self.left > self.right).then_some((self.right, self.left))
+    }
+}
+
 /// Up to [`MAX_SACK_BLOCKS`] blocks, most recent first (RFC 2018 §4).
 ///
-/// The list ends at its first empty block (`left == right`, which no SACK block and no CP
-/// PACK is), and every block after that one is empty too: no length field, whose padding
+/// The list ends at its first empty block (`left == right`, which no SACK block and no lost
+/// range is), and every block after that one is empty too: no length field, whose padding
 /// would take a line of every packet (a TCP header then fits the two lines after the one
 /// every hop reads).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
@@ -550,6 +565,15 @@ impl PacketPool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lost_range_round_trips_and_an_ordinary_sack_block_is_none() {
+        let b = SackBlock::lost_range(1000, 2460);
+        assert_eq!((b.left, b.right), (2460, 1000));
+        assert_eq!(b.as_lost_range(), Some((1000, 2460)));
+        assert_eq!(SackBlock { left: 1000, right: 2460 }.as_lost_range(), None);
+        assert_eq!(SackBlock { left: 5, right: 5 }.as_lost_range(), None);
+    }
 
     #[test]
     fn pool_reuses_freed_slots() {

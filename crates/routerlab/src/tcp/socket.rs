@@ -1383,7 +1383,7 @@ impl TcpSocket {
     /// CP's PACKs: SACK blocks that name a range whose payload a router cut.
     fn take_packs(&mut self, now: SimTime, seg: &TcpSegment) {
         for b in seg.sack.as_slice() {
-            if let Some((left, right)) = crate::mechanisms::cp::pack::decode(b) {
+            if let Some((left, right)) = b.as_lost_range() {
                 self.stats.packs_received += 1;
                 self.on_loss_signal(now, LossSignal::Explicit { left, right });
             }
@@ -2988,7 +2988,7 @@ mod tests {
             .iter()
             .filter(|s| s.dir == Dir::BtoA)
             .flat_map(|s| s.out.seg.sack.as_slice().iter().map(move |b| (s.at, *b)))
-            .filter(|(_, b)| crate::mechanisms::cp::pack::decode(b).is_some())
+            .filter(|(_, b)| b.as_lost_range().is_some())
             .collect()
     }
 
