@@ -91,7 +91,7 @@ pub struct SackBlock {
 }
 
 impl SackBlock {
-    /// The block naming the lost range `[left, right)` (CP's PACK).
+    /// The block naming the lost range `[left, right)`.
     pub fn lost_range(left: u64, right: u64) -> SackBlock {
         debug_assert!(left < right);
         SackBlock { left: right, right: left }
