@@ -79,7 +79,6 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
             "rr-agent-percentile", "rr", "fast_recoveries_per_flow"
         ),
         "agent_released_share": mean_ci(at("rr-agent-percentile", "released_share")),
-        "agent_runs_ratio": ratio("rr-agent-percentile", "rr-agent-watching", "runs_per_flow"),
         "recoveries_per_run_agent_over_plain": ratio(
             "rr-agent-percentile", "rr-agent-watching", "recoveries_per_released_run"
         ),

@@ -872,10 +872,10 @@ impl TcpSocket {
                         self.stats.loss_detection += now.saturating_sub(s.sent_at);
                     }
                     self.emit_data(now, s.start, s.end, s.fin, true, emit);
-                    let restarts = self.cfg.head_resend_restarts_rto || self.rack_on();
-                    if i == 0 && restarts && self.timer != LossTimer::Reorder {
+                    let restarts = || self.cfg.head_resend_restarts_rto || self.rack_on();
+                    if i == 0 && self.timer != LossTimer::Reorder && restarts() {
                         // As Linux's `tcp_xmit_retransmit_queue`: resending the oldest
-                        // segment restarts the RTO.
+                        // segment restarts the RTO (with RACK whatever the option says).
                         self.arm(now + self.rtt.rto(), LossTimer::Retransmit);
                     }
                     continue;
