@@ -75,6 +75,11 @@ def knee(share_to_jain: dict[float, float], threshold: float = KNEE_JAIN) -> flo
     return math.nan
 
 
+#: The arm the claims are judged on (base-small-packet's `timer` grid key); runs without the key
+#: are that arm.
+JUDGED_TIMER = "ns2"
+
+
 def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG001
     c = exp["constants"]
     packet_bits = c["packet_bytes"] * 8
@@ -85,39 +90,51 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     def share_packets(n: int) -> float:
         return share_bps(n) * c["rtt_with_queue_s"] / packet_bits
 
-    # metric[name][seed][n]
-    metric: dict[str, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
+    # metric[timer][name][seed][n]
+    metric: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     for r in runs:
-        n = r.params["n"]
-        metric["jain20"][r.seed][n] = r.summary["jain_short_mean"]
-        metric["jain_long"][r.seed][n] = r.summary["jain_index"]
-        metric["utilization"][r.seed][n] = bottleneck_utilization(r)
-        metric["silent"][r.seed][n] = silent_fraction(r)
-    seeds = sorted(metric["jain20"])
-    ns = sorted(metric["jain20"][seeds[0]])
+        m, n = metric[r.params.get("timer", JUDGED_TIMER)], r.params["n"]
+        m["jain20"][r.seed][n] = r.summary["jain_short_mean"]
+        m["jain_long"][r.seed][n] = r.summary["jain_index"]
+        m["utilization"][r.seed][n] = bottleneck_utilization(r)
+        m["silent"][r.seed][n] = silent_fraction(r)
+    timers = [JUDGED_TIMER] + sorted(t for t in metric if t != JUDGED_TIMER)
 
-    quantities = {
-        "jain20_at_max_share": mean_ci(metric["jain20"][s][ns[0]] for s in seeds),
-        "jain20_at_min_share": mean_ci(metric["jain20"][s][ns[-1]] for s in seeds),
-        "knee_packets_per_rtt": mean_ci(
-            knee({share_packets(n): metric["jain20"][s][n] for n in ns}) for s in seeds
-        ),
-        "silent_fraction_at_min_share": mean_ci(metric["silent"][s][ns[-1]] for s in seeds),
-        "jain_long_min": mean_ci(min(metric["jain_long"][s][n] for n in ns) for s in seeds),
-        "utilization_min": mean_ci(min(metric["utilization"][s][n] for n in ns) for s in seeds),
-    }
+    def arm_quantities(m: dict) -> dict:
+        seeds = sorted(m["jain20"])
+        ns = sorted(m["jain20"][seeds[0]])
+        return {
+            "jain20_at_max_share": mean_ci(m["jain20"][s][ns[0]] for s in seeds),
+            "jain20_at_min_share": mean_ci(m["jain20"][s][ns[-1]] for s in seeds),
+            "knee_packets_per_rtt": mean_ci(
+                knee({share_packets(n): m["jain20"][s][n] for n in ns}) for s in seeds
+            ),
+            "silent_fraction_at_min_share": mean_ci(m["silent"][s][ns[-1]] for s in seeds),
+            "jain_long_min": mean_ci(min(m["jain_long"][s][n] for n in ns) for s in seeds),
+            "utilization_min": mean_ci(min(m["utilization"][s][n] for n in ns) for s in seeds),
+        }
+
+    # The judged arm's quantities by their names; another arm's with its name appended.
+    quantities = {}
+    for t in timers:
+        suffix = "" if t == JUDGED_TIMER else f"_{t}"
+        quantities |= {f"{k}{suffix}": v for k, v in arm_quantities(metric[t]).items()}
 
     rows = defaultdict(list)
     est = {}
-    for n in ns:
-        rows["n"].append(n)
-        rows["fair_share_kbps"].append(share_bps(n) / 1e3)
-        rows["fair_share_packets_per_rtt"].append(share_packets(n))
-        for name in ("jain20", "jain_long", "utilization", "silent"):
-            e = mean_ci(metric[name][s][n] for s in seeds)
-            est[name, n] = e
-            e.append_to(rows, name)
-        rows["seeds"].append(len(seeds))
+    for t in timers:
+        m = metric[t]
+        seeds = sorted(m["jain20"])
+        for n in sorted(m["jain20"][seeds[0]]):
+            rows["timer"].append(t)
+            rows["n"].append(n)
+            rows["fair_share_kbps"].append(share_bps(n) / 1e3)
+            rows["fair_share_packets_per_rtt"].append(share_packets(n))
+            for name in ("jain20", "jain_long", "utilization", "silent"):
+                e = mean_ci(m[name][s][n] for s in seeds)
+                est[t, name, n] = e
+                e.append_to(rows, name)
+            rows["seeds"].append(len(seeds))
 
     labels = {
         "jain20": "Jain index, 20 s slices",
@@ -125,11 +142,15 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         "utilization": "utilization",
         "silent": "flows silent for a whole slice",
     }
+    m = metric[JUDGED_TIMER]
+    ns = sorted(m["jain20"][sorted(m["jain20"])[0]])
 
     def draw(ax):
         x = [share_bps(n) / 1e3 for n in ns]
         for name, label in labels.items():
-            errorbar(ax, x, [est[name, n] for n in ns], label)
+            errorbar(ax, x, [est[JUDGED_TIMER, name, n] for n in ns], label)
+        for t in timers[1:]:
+            errorbar(ax, x, [est[t, "jain20", n] for n in ns], f"Jain index, 20 s slices ({t})")
         knee_kbps = PAPER_KNEE_PACKETS * packet_bits / c["rtt_with_queue_s"] / 1e3
         ax.axvline(
             knee_kbps,

@@ -1,5 +1,5 @@
 """Analysis of taq-buffer: per number of flows and drop-tail buffer, the mean 20 s Jain index
-after the warm-up (over 100 s slices for the `slice-100s` arm); per seed and number of flows,
+after the warm-up (over 100 s slices for the arms `-100s` names); per seed and number of flows,
 the smallest buffer of the sweep whose index reaches the fairness threshold (TAQ §2.4,
 Fig. 3)."""
 
