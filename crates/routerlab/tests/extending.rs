@@ -291,14 +291,14 @@ fn a_custom_port_stage() {
     let port = s.port_named("left->right").unwrap();
     let guard = HalfFullGuard::default();
     let ticks = guard.ticks.clone();
-    s.set_port_stage(port, Box::new(guard));
+    s.add_port_stage(port, Box::new(guard));
     s.run();
     let r = s.results();
     let l = r.links.iter().find(|l| l.link == "left->right").unwrap();
     assert!(l.queue_high_water_packets <= 50, "admission keeps the queue at most half full");
     // Every data packet crossed the bottleneck as two fragments and was reassembled.
     assert!(r.flows[0].goodput_bps > 20e6 && r.flows[1].goodput_bps > 20e6);
-    let stage = s.network().ports[port.idx()].stage().unwrap();
+    let stage = &s.network().ports[port.idx()].stages()[0];
     assert_eq!(stage.name(), "stage");
     assert!(l.tx_packets > 2 * 10_000);
     // The timer fired every millisecond of the 2 s run (at 0, 1, …, 1999 ms).

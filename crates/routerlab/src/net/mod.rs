@@ -209,7 +209,7 @@ impl Network {
                 if let Some(stage) = &d.stage
                     && spec.nodes[from].kind == NodeKind::Switch
                 {
-                    port.set_stage(stage.build(d.rate));
+                    port.push_stage(stage.build(d.rate));
                 }
                 ports.push(port);
             }

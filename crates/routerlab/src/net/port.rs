@@ -26,7 +26,6 @@ use std::collections::VecDeque;
 
 use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PacketId, PortId};
-use crate::mechanisms::taq::FlowObserver;
 use crate::net::fragment::fragment_to_mtu;
 use crate::net::packet::{PacketPool, PipeLink};
 use crate::net::stage::{PortStage, QueueView};
@@ -83,8 +82,8 @@ impl LinkDrops {
 /// bypassed, and the start of serialization (loss, the clock's first half); the second the
 /// rest of it (the clock's rest, MTU, framing) and the counters every transmission updates,
 /// the bypass counters among them: all that a packet that bypasses the queue reads. Then
-/// what a packet that goes through the queue reads besides: whether there is an observer or
-/// a stage, the occupancy integrals, the queue discipline (a drop-tail queue's hot part ends
+/// what a packet that goes through the queue reads besides: whether there are stages, the
+/// occupancy integrals, the queue discipline (a drop-tail queue's hot part ends
 /// the fifth line); last what only fragments, stages and drops outside the queue use. A
 /// packet that bypasses the queue thus reads the port's first [`Port::BYPASS_BYTES`], a
 /// transmission from a drop-tail queue its first [`Port::TRANSMIT_BYTES`], an arrival its
@@ -106,7 +105,7 @@ pub struct Port {
     /// `ready` is not empty: a plain port never reads that far.
     fragments_ready: bool,
     /// An arrival that finds the transmitter idle may skip the queue: it is a drop-tail that
-    /// would hold any packet up to the MTU unchanged, and no stage or observer watches the port.
+    /// would hold any packet up to the MTU unchanged, and no stage watches the port.
     queue_bypass: bool,
     /// With `queue_bypass`: the empty queue's room (its capacity) in full-sized packets, so
     /// that a host asking how much its idle NIC takes reads no further than this line.
@@ -127,18 +126,19 @@ pub struct Port {
     /// Packets that bypassed the queue (counted as its own when reporting it).
     bypassed: u64,
     pub stats: PortStats,
-    /// A passive flow observer (TAQ's tracker), if the scenario records flow epochs here.
-    observer: Option<Box<FlowObserver>>,
-    /// Optional stage around the queue (admission before, transform after).
-    stage: Option<Box<dyn PortStage>>,
+    /// The stages around the queue, in order (admission before it, transform after it; see
+    /// `net::stage`). Empty on most ports.
+    stages: Vec<Box<dyn PortStage>>,
     queue_area: QueueArea,
     qdisc: AnyQdisc,
     /// Packets already taken from the queue and waiting for the transmitter (the fragments of
     /// a datagram, sent back to back).
     ready: VecDeque<PacketId>,
     /// Packets taken from the queue and transformed, not yet handed to the MTU check (only
-    /// with a stage).
+    /// with stages).
     staged: VecDeque<PacketId>,
+    /// What one stage put out, on its way through the next (only with several stages).
+    stage_scratch: VecDeque<PacketId>,
     /// Earliest pending stage timer.
     pub stage_timer_at: Option<SimTime>,
     pub from: NodeId,
@@ -185,9 +185,10 @@ impl Port {
             bypassed: 0,
             bypassed_max_bytes: 0,
             qdisc,
-            stage: None,
+            stages: Vec::new(),
             stage_timer_at: None,
             staged: VecDeque::new(),
+            stage_scratch: VecDeque::new(),
             busy_until: SimTime::ZERO,
             tx_done_pending: false,
             fragments_ready: false,
@@ -195,7 +196,6 @@ impl Port {
             pipe_tail: None,
             loss_rng,
             link_drops: LinkDrops::default(),
-            observer: None,
             stats: PortStats::default(),
             queue_area: QueueArea::default(),
         };
@@ -208,28 +208,23 @@ impl Port {
     fn decide_bypass(&mut self) {
         debug_assert_eq!(self.qdisc.len_packets(), 0, "decided before the run");
         let room = self.qdisc.room_packets().and_then(|r| u32::try_from(r).ok());
-        self.queue_bypass = self.stage.is_none()
-            && self.observer.is_none()
+        self.queue_bypass = self.stages.is_empty()
             && self.qdisc.passes_through_when_empty(self.mtu as u64)
             && room.is_some()
             && self.qdisc.capacity_packets() == room.map(|r| r as usize);
         self.empty_room = room.unwrap_or(0);
     }
 
-    /// Install a stage around the queue (before the run starts).
-    pub fn set_stage(&mut self, stage: Box<dyn PortStage>) {
-        self.stage = Some(stage);
-        self.decide_bypass();
+    /// Add a stage at the end of the port's chain (before the run starts).
+    pub fn push_stage(&mut self, stage: Box<dyn PortStage>) {
+        self.insert_stage(self.stages.len(), stage);
     }
 
-    /// Install a flow observer (before the run starts): it sees every arrival.
-    pub fn set_observer(&mut self, observer: FlowObserver) {
-        self.observer = Some(Box::new(observer));
+    /// Put a stage at position `index` of the port's chain, the ones from there on moving one
+    /// down (before the run starts): 0 puts it first, to see every arrival before the others.
+    pub fn insert_stage(&mut self, index: usize, stage: Box<dyn PortStage>) {
+        self.stages.insert(index, stage);
         self.decide_bypass();
-    }
-
-    pub fn observer(&self) -> Option<&FlowObserver> {
-        self.observer.as_deref()
     }
 
     /// Replace the queue discipline (before the run starts).
@@ -266,23 +261,25 @@ impl Port {
         self.tx_clock.rate()
     }
 
-    pub fn stage(&self) -> Option<&dyn PortStage> {
-        self.stage.as_deref()
+    /// The port's stages, in order.
+    pub fn stages(&self) -> &[Box<dyn PortStage>] {
+        &self.stages
     }
 
-    /// What a stage sees of this port.
-    pub fn view(&self) -> QueueView {
+    /// What a stage sees of this port at `now`.
+    pub fn view(&self, now: SimTime) -> QueueView {
         QueueView {
             packets: self.qdisc.len_packets(),
             bytes: self.qdisc.len_bytes(),
             capacity_packets: self.qdisc.capacity_packets(),
             rate: self.rate(),
+            in_service_bytes: self.occupancy_bytes(now) - self.qdisc.len_bytes(),
         }
     }
 
-    /// Re-arm the stage's timer if it wants an earlier wake-up than the one pending.
+    /// Re-arm the stages' timer if one wants an earlier wake-up than the one pending.
     fn arm_stage_timer(&mut self, now: SimTime, events: &mut EventQueue) {
-        if let Some(t) = self.stage.as_ref().and_then(|s| s.poll_at())
+        if let Some(t) = self.stages.iter().filter_map(|s| s.poll_at()).min()
             && self.stage_timer_at.is_none_or(|s| t < s)
         {
             let t = t.max(now);
@@ -291,16 +288,16 @@ impl Port {
         }
     }
 
-    /// The stage's timer fired.
+    /// The stages' timer fired: every stage whose time has come runs its `on_timer`, in order.
     pub fn on_stage_timer(&mut self, now: SimTime, events: &mut EventQueue) {
         if self.stage_timer_at == Some(now) {
             self.stage_timer_at = None;
         }
-        let view = self.view();
-        if let Some(s) = &mut self.stage
-            && s.poll_at().is_some_and(|t| t <= now)
-        {
-            s.on_timer(now, &view);
+        let view = self.view(now);
+        for s in &mut self.stages {
+            if s.poll_at().is_some_and(|t| t <= now) {
+                s.on_timer(now, &view);
+            }
         }
         self.arm_stage_timer(now, events);
     }
@@ -406,19 +403,19 @@ impl Port {
             }
         }
         self.account_queue(now);
-        let local_delay = self.observer.is_some().then(|| self.rate().tx_time(self.occupancy_bytes(now)));
-        if let (Some(o), Some(delay)) = (&mut self.observer, local_delay) {
-            let p = pool.get_mut(pkt);
-            p.meta.enqueued_at = now; // whatever the queue: the observer times its sojourn
-            o.on_arrival(now, delay, p);
-        }
-        if self.stage.is_some() {
-            let view = self.view();
-            let verdict = self.stage.as_mut().unwrap().on_arrival(now, pkt, pool, &view);
+        if !self.stages.is_empty() {
+            let view = self.view(now);
+            let refused = self
+                .stages
+                .iter_mut()
+                .enumerate()
+                .find_map(|(i, s)| s.on_arrival(now, pkt, pool, &view).err().map(|cause| (i, cause)));
             self.arm_stage_timer(now, events);
-            if let Err(cause) = verdict {
+            if let Some((i, cause)) = refused {
                 self.link_drops.stage_drops += 1;
-                observe_drop(&mut self.observer, now, pkt, pool);
+                for s in &mut self.stages[..i] {
+                    s.on_lost(now, pkt, pool);
+                }
                 dropped(pkt, cause, pool);
                 return None;
             }
@@ -427,12 +424,12 @@ impl Port {
             Verdict::Enqueued => {}
             Verdict::Cut(_, _) => {} // the cut packet is queued; the qdisc counted the cut
             Verdict::Dropped(p, cause) | Verdict::PushedOut(p, cause) => {
-                lost_after_admission(&mut self.observer, &mut self.stage, now, p, pool);
+                self.lost_after_admission(now, p, pool);
                 dropped(p, cause, pool);
             }
         }
         for (p, cause) in drops.drain(..) {
-            lost_after_admission(&mut self.observer, &mut self.stage, now, p, pool);
+            self.lost_after_admission(now, p, pool);
             dropped(p, cause, pool);
         }
         if self.tx_done_pending {
@@ -451,7 +448,7 @@ impl Port {
     #[inline]
     fn has_waiting(&self) -> bool {
         self.fragments_ready
-            || (self.stage.is_some() && !self.staged.is_empty())
+            || (!self.stages.is_empty() && !self.staged.is_empty())
             || self.qdisc.len_packets() > 0
     }
 
@@ -467,22 +464,20 @@ impl Port {
     ) -> Option<PacketId> {
         debug_assert!(self.busy_until <= now && !self.tx_done_pending);
         self.account_queue(now);
-        // A plain port (no fragments waiting, no stage) reads neither `ready` nor `staged`.
+        // A plain port (no fragments waiting, no stages) reads neither `ready` nor `staged`.
         let ready = if self.fragments_ready { self.ready.pop_front() } else { None };
         let next = match ready {
             Some(p) => Some(p),
             None => loop {
-                let staged = if self.stage.is_some() { self.staged.pop_front() } else { None };
+                let staged = if self.stages.is_empty() { None } else { self.staged.pop_front() };
                 let p = match staged {
                     Some(p) => p,
                     None => {
                         let Some(p) = self.qdisc.dequeue(now, pool, drops) else { break None };
-                        if self.stage.is_none() {
+                        if self.stages.is_empty() {
                             p
                         } else {
-                            let view = self.view();
-                            let stage = self.stage.as_mut().unwrap();
-                            stage.on_departure(now, p, pool, &view, &mut self.staged, drops);
+                            self.run_departure_chain(now, p, pool, drops);
                             self.arm_stage_timer(now, events);
                             match self.staged.pop_front() {
                                 Some(p) => p,
@@ -507,13 +502,10 @@ impl Port {
             self.fragments_ready = !self.ready.is_empty();
         }
         for (p, cause) in drops.drain(..) {
-            lost_after_admission(&mut self.observer, &mut self.stage, now, p, pool);
+            self.lost_after_admission(now, p, pool);
             dropped(p, cause, pool);
         }
         let p = next?;
-        if let Some(o) = &mut self.observer {
-            o.on_departure(now, pool.get(p));
-        }
         let waiting = self.has_waiting();
         self.transmit(now, p, waiting, pool, events, dropped)
     }
@@ -586,6 +578,34 @@ impl Port {
         }
     }
 
+    /// `p`, just taken from the queue, through the stages' `on_departure` in order; what the
+    /// last one puts out waits in `staged` (empty when the queue is asked for a packet).
+    fn run_departure_chain(
+        &mut self,
+        now: SimTime,
+        p: PacketId,
+        pool: &mut PacketPool,
+        drops: &mut DropList,
+    ) {
+        debug_assert!(self.staged.is_empty());
+        let view = self.view(now);
+        let (first, rest) = self.stages.split_first_mut().expect("a port with stages");
+        first.on_departure(now, p, pool, &view, &mut self.staged, drops);
+        for stage in rest {
+            std::mem::swap(&mut self.staged, &mut self.stage_scratch);
+            while let Some(p) = self.stage_scratch.pop_front() {
+                stage.on_departure(now, p, pool, &view, &mut self.staged, drops);
+            }
+        }
+    }
+
+    /// A packet the port's stages had let in was lost: every stage hears of it.
+    fn lost_after_admission(&mut self, now: SimTime, p: PacketId, pool: &PacketPool) {
+        for s in &mut self.stages {
+            s.on_lost(now, p, pool);
+        }
+    }
+
     /// Take the link down: everything queued or on the wire is lost.
     pub fn set_down(
         &mut self,
@@ -608,28 +628,6 @@ impl Port {
         for (p, cause) in drops.drain(..) {
             dropped(p, cause, pool);
         }
-    }
-}
-
-/// Tell the port's flow observer, if any, that it let go of `p`.
-#[inline]
-fn observe_drop(observer: &mut Option<Box<FlowObserver>>, now: SimTime, p: PacketId, pool: &PacketPool) {
-    if let Some(o) = observer {
-        o.on_drop(now, pool.get(p));
-    }
-}
-
-/// A packet the port had let past its stage was lost: tell the observer and the stage.
-fn lost_after_admission(
-    observer: &mut Option<Box<FlowObserver>>,
-    stage: &mut Option<Box<dyn PortStage>>,
-    now: SimTime,
-    p: PacketId,
-    pool: &PacketPool,
-) {
-    observe_drop(observer, now, p, pool);
-    if let Some(s) = stage {
-        s.on_lost(now, p, pool);
     }
 }
 
@@ -664,6 +662,106 @@ mod tests {
             qdisc,
             rng,
         )
+    }
+
+    /// A stage with every hook left at its pass-through default.
+    struct PassStage;
+    impl PortStage for PassStage {}
+
+    /// A stage that writes what it sees into a shared log, refuses arrivals of one payload size
+    /// and, if asked, sends a copy after every packet that leaves the queue.
+    struct LogStage {
+        name: &'static str,
+        log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+        refuse_payload: Option<u16>,
+        duplicate: bool,
+    }
+
+    impl PortStage for LogStage {
+        fn on_arrival(
+            &mut self,
+            _: SimTime,
+            p: PacketId,
+            pool: &mut PacketPool,
+            _: &QueueView,
+        ) -> Result<(), DropCause> {
+            let len = pool.get(p).tcp.payload_len;
+            self.log.lock().unwrap().push(format!("{} in {len}", self.name));
+            if self.refuse_payload == Some(len) { Err(DropCause::Admission) } else { Ok(()) }
+        }
+
+        fn on_departure(
+            &mut self,
+            _: SimTime,
+            p: PacketId,
+            pool: &mut PacketPool,
+            _: &QueueView,
+            out: &mut VecDeque<PacketId>,
+            _: &mut Vec<(PacketId, DropCause)>,
+        ) {
+            self.log.lock().unwrap().push(format!("{} out {}", self.name, pool.get(p).tcp.payload_len));
+            out.push_back(p);
+            if self.duplicate {
+                let copy = *pool.get(p);
+                out.push_back(pool.alloc(copy));
+            }
+        }
+
+        fn on_lost(&mut self, _: SimTime, p: PacketId, pool: &PacketPool) {
+            self.log.lock().unwrap().push(format!("{} lost {}", self.name, pool.get(p).tcp.payload_len));
+        }
+    }
+
+    /// A port's stages are a chain: arrivals pass them in order until one refuses (the stages
+    /// before it hear of the loss), and what leaves the queue passes them in order, each stage
+    /// seeing what the one before it put out.
+    #[test]
+    fn stages_form_a_chain_in_order() {
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stage = |name, refuse_payload, duplicate| {
+            Box::new(LogStage { name, log: log.clone(), refuse_payload, duplicate })
+        };
+        let mut port = test_port(AnyQdisc::DropTail(DropTail::new(test_limit())));
+        port.push_stage(stage("b", Some(100), false));
+        port.insert_stage(0, stage("a", None, true));
+        let (mut pool, mut events, mut drops) = (PacketPool::new(), EventQueue::new(), Vec::new());
+        let mut causes = Vec::new();
+        let mut free = |p, cause, pool: &mut PacketPool| {
+            causes.push(cause);
+            pool.free(p)
+        };
+        for len in [500, 100] {
+            let seg = TcpSegment { payload_len: len, ..Default::default() };
+            let p = pool.alloc(Packet::tcp_for_test(HostId(0), HostId(1), seg));
+            port.enqueue(SimTime::ZERO, p, &mut pool, &mut events, &mut drops, &mut free);
+        }
+        let mut sent = 0;
+        while let Some((t, ev)) = events.pop() {
+            match ev {
+                Event::TxDone(_) => {
+                    port.on_tx_done(t, &mut pool, &mut events, &mut drops, &mut free);
+                }
+                Event::Arrive(_, p, _) => {
+                    port.on_arrive(p, &mut pool, &mut events);
+                    sent += 1;
+                }
+                e => panic!("unexpected {e:?}"),
+            }
+        }
+        let expected = [
+            "a in 500",
+            "b in 500",
+            "a out 500",
+            "b out 500",
+            "b out 500",
+            "a in 100",
+            "b in 100",
+            "a lost 100",
+        ];
+        assert_eq!(*log.lock().unwrap(), expected);
+        assert_eq!(sent, 2, "the packet and the copy the first stage made");
+        assert_eq!(causes, [DropCause::Admission]);
+        assert_eq!(port.link_drops.stage_drops, 1);
     }
 
     /// Three packets sent back to back arrive once each, in order, at serialization end plus
@@ -798,9 +896,9 @@ mod tests {
         assert!(!test_port(droptail(Size::Bytes(1499), None)).queue_bypass);
         assert!(!test_port(droptail(Size::Packets(0), None)).queue_bypass);
         assert!(!test_port(droptail(Size::Packets(10), Some(Size::Bytes(0)))).queue_bypass);
-        // A flow observer sees every arrival.
+        // A stage sees every arrival.
         let mut observed = test_port(droptail(Size::Packets(10), None));
-        observed.set_observer(FlowObserver::new(Default::default()));
+        observed.push_stage(Box::new(PassStage));
         assert!(!observed.queue_bypass);
         // Replacing the queue re-decides.
         let mut port = test_port(droptail(Size::Packets(0), None));
@@ -838,9 +936,9 @@ mod tests {
             assert!(end <= 2 * 64, "a bypassing packet's fields end at byte {end}");
         }
         const { assert!(Port::BYPASS_BYTES >= 2 * 64) };
-        // Whether there is an observer or a stage, and the occupancy integrals, in the third.
+        // Whether there are stages, and the occupancy integrals, in the third.
         for end in [
-            offset_of!(Port, stage) + size_of::<Option<Box<dyn PortStage>>>(),
+            offset_of!(Port, stages) + size_of::<Vec<Box<dyn PortStage>>>(),
             offset_of!(Port, queue_area) + size_of::<QueueArea>(),
         ] {
             assert!(end <= 3 * 64, "a queued packet's port fields end at byte {end}");

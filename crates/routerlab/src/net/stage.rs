@@ -1,15 +1,23 @@
 //! Port stages: a router port's pipeline around its queue, as in a Click configuration.
 //!
 //! ```text
-//!   arrival ──▶ stage.on_arrival (admit / refuse / rewrite) ──▶ qdisc ──▶ stage.on_departure
-//!           (transform: pass, rewrite, split into several packets, drop) ──▶ MTU ──▶ link
+//!   arrival ──▶ stage 1 ──▶ stage 2 ──▶ … (admit / refuse / rewrite, in order) ──▶ qdisc
+//!   qdisc ──▶ stage 1 ──▶ stage 2 ──▶ … (transform: pass, rewrite, split, drop) ──▶ MTU ──▶ link
 //! ```
+//!
+//! A port holds any number of stages, in order: an arrival passes each stage's `on_arrival`
+//! front to back until one refuses it (the stages before the refusing one hear of it through
+//! `on_lost`); a packet the queue lets go passes each stage's `on_departure` front to back,
+//! each stage seeing what the one before it put out. A packet lost after its admission (by the
+//! queue, on the way out, to the MTU) is reported to every stage through `on_lost`.
 //!
 //! A stage sees the queue it sits around through a [`QueueView`] (occupancy, capacity, link
 //! rate) and may ask for a timer (`poll_at` / `on_timer`), e.g. to recompute a rate every
-//! control interval. Mechanisms whose router part is not a queue discipline plug in here:
-//! super-packets' admission, Kick-Ass's rate measurement and length encoding.
+//! control interval. Mechanisms whose router part is not a queue discipline plug in here
+//! (admission, rate measurement and stamping, passive flow observers); a stage is found again
+//! by its type (`PortStage: Any`, e.g. to read an observer's log after a run).
 
+use std::any::Any;
 use std::collections::VecDeque;
 
 use crate::ids::PacketId;
@@ -25,10 +33,20 @@ pub struct QueueView {
     /// Capacity in full-sized packets, if the queue has a fixed one.
     pub capacity_packets: Option<usize>,
     pub rate: Rate,
+    /// What is left to serialize of the packet on the transmitter (at least 1 byte while it
+    /// is busy, 0 when idle): with `bytes`, the backlog an arrival waits behind.
+    pub in_service_bytes: u64,
+}
+
+impl QueueView {
+    /// How long an arrival waits before its own serialization starts.
+    pub fn backlog_delay(&self) -> SimTime {
+        self.rate.tx_time(self.bytes + self.in_service_bytes)
+    }
 }
 
 /// A stage around a port's queue. Every hook has a pass-through default.
-pub trait PortStage: Send + Sync {
+pub trait PortStage: Any + Send + Sync {
     /// An arriving packet, before the queue: `Ok` to offer it to the queue (possibly rewritten),
     /// `Err(cause)` to refuse it (the port frees and counts it).
     fn on_arrival(

@@ -413,7 +413,7 @@ fn stages(sim: &Simulation) -> Option<StageRows> {
     let mut rows = StageRows::default();
     for p in &sim.net.ports {
         let at = &sim.net.port_names[p.id.idx()];
-        if let Some(s) = p.stage() {
+        for s in p.stages() {
             rows.push(at, s.name(), s.counters());
         }
         rows.push(at, p.qdisc().kind(), p.qdisc().counters());
@@ -438,11 +438,8 @@ fn flow_epochs(sim: &Simulation) -> Option<FlowEpochRows> {
     let mut rows = FlowEpochRows::default();
     for &port in ports {
         let p = &sim.net.ports[port.idx()];
-        let mut tracker = match (p.qdisc(), p.observer()) {
-            (AnyQdisc::Taq(q), _) => q.tracker.clone(),
-            (_, Some(o)) => o.tracker.clone(),
-            _ => continue,
-        };
+        let Some(tracker) = crate::mechanisms::taq::port_tracker(p) else { continue };
+        let mut tracker = tracker.clone();
         tracker.advance(sim.now);
         // Closing order across flows follows the tracker's hash map: sort for determinism.
         let mut log: Vec<(u32, &EpochLog)> =

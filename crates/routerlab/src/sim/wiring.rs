@@ -72,14 +72,15 @@ impl Simulation {
             let port = &mut sim.net.ports[port.idx()];
             match port.qdisc_mut() {
                 AnyQdisc::Taq(q) => q.tracker.record_epochs(),
-                // A passive copy of a TAQ queue's tracker, with its defaults: all queues classified alike.
-                _ => port.set_observer(FlowObserver::new(TaqParams::default().tracker)),
+                // A passive copy of a TAQ queue's tracker, with its defaults, first in the port's
+                // stages (it sees every arrival): all queues classified alike.
+                _ => port.insert_stage(0, Box::new(FlowObserver::new(TaqParams::default().tracker))),
             }
         }
         sim.net.wire_reverse_observers();
         // Stages the topology installed may want their first timer.
         for port in &mut sim.net.ports {
-            if port.stage().is_some() {
+            if !port.stages().is_empty() {
                 port.on_stage_timer(SimTime::ZERO, &mut sim.events);
             }
         }
@@ -134,9 +135,9 @@ impl Simulation {
         self.net.wire_reverse_observers();
     }
 
-    /// Install a stage (admission / transform / timer) around a port's queue.
-    pub fn set_port_stage(&mut self, port: PortId, stage: Box<dyn crate::net::stage::PortStage>) {
-        self.net.ports[port.idx()].set_stage(stage);
+    /// Add a stage (admission / transform / timer) at the end of a port's chain around its queue.
+    pub fn add_port_stage(&mut self, port: PortId, stage: Box<dyn crate::net::stage::PortStage>) {
+        self.net.ports[port.idx()].push_stage(stage);
         self.net.ports[port.idx()].on_stage_timer(self.now, &mut self.events);
     }
 

@@ -422,7 +422,13 @@ mod tests {
     }
 
     fn view(packets: usize) -> QueueView {
-        QueueView { packets, bytes: packets as u64 * 1500, capacity_packets: Some(100), rate: LINK }
+        QueueView {
+            packets,
+            bytes: packets as u64 * 1500,
+            capacity_packets: Some(100),
+            rate: LINK,
+            in_service_bytes: 0,
+        }
     }
 
     fn packet(pool: &mut PacketPool, ip_len: u32, df: bool) -> PacketId {

@@ -562,6 +562,7 @@ mod tests {
             bytes: 60 * 60,
             capacity_packets: Some(100),
             rate: crate::units::Rate::from_mbps(100),
+            in_service_bytes: 0,
         };
         let mut by_packets = SpManager::new(SpParams::default());
         assert_eq!(by_packets.room(&q).0, 40.0);
@@ -579,6 +580,7 @@ mod tests {
             bytes: packets as u64 * 1500,
             capacity_packets: Some(100),
             rate: crate::units::Rate::from_mbps(100),
+            in_service_bytes: 0,
         };
         // A full queue for a long while drives the average over half the buffer.
         let mut red = None;

@@ -25,3 +25,14 @@ pub mod tracker;
 pub use observer::FlowObserver;
 pub use queue::{TaqClass, TaqDrop, TaqParams, TaqQueue};
 pub use tracker::{EpochLog, FlowKey, FlowState, FlowTracker, OneWayEpoch, TrackerParams};
+
+/// The flow tracker watching a port: its TAQ queue's, or the passive observer among its stages.
+pub fn port_tracker(port: &crate::net::port::Port) -> Option<&FlowTracker> {
+    if let crate::qdisc::AnyQdisc::Taq(q) = port.qdisc() {
+        return Some(&q.tracker);
+    }
+    port.stages().iter().find_map(|s| {
+        let s: &dyn std::any::Any = s.as_ref();
+        s.downcast_ref::<FlowObserver>().map(|o| &o.tracker)
+    })
+}

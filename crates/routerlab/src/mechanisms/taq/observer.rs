@@ -1,12 +1,18 @@
 //! A passive flow observer: TAQ's tracker on a port whatever its queue, so that flows can be
 //! classified the same way under drop-tail, SFQ, RED and TAQ (the paper's flow evolution, §5.2).
 //!
-//! The port shows it every arriving segment and every segment it lets go of (overflow, push-out,
-//! early drop); the observer changes nothing. A pushed-out segment was judged on arrival, long
+//! It is a port stage (`net::stage`), first in its port's chain: the port shows it every arriving
+//! segment, every segment its queue lets go on the wire and every segment it loses after the
+//! arrival (overflow, push-out, early drop); the observer changes nothing. A pushed-out segment was judged on arrival, long
 //! before: the judgement (new or retransmitted) travels with it in `MetaFlags::OBSERVED_RETX`.
 
+use std::collections::VecDeque;
+
 use super::tracker::{FlowKey, FlowTracker, TrackerParams};
-use crate::net::packet::{MetaFlags, Packet};
+use crate::ids::PacketId;
+use crate::net::packet::{MetaFlags, Packet, PacketPool};
+use crate::net::stage::{PortStage, QueueView};
+use crate::qdisc::DropCause;
 use crate::units::SimTime;
 
 #[derive(Debug)]
@@ -25,16 +31,16 @@ impl FlowObserver {
     /// A packet arrived at the port, whose queue holds `local_delay` of transmission ahead of
     /// it: the handshake's epoch sample counts it, as a TAQ queue's does (the first data
     /// packet's wait here is part of its round trip).
-    pub fn on_arrival(&mut self, now: SimTime, local_delay: SimTime, p: &mut Packet) {
+    pub fn observe_arrival(&mut self, now: SimTime, local_delay: SimTime, p: &mut Packet) {
         self.tracker.local_delay = local_delay;
         if let Some((_, retransmission)) = self.tracker.on_segment(now, p) {
             p.meta.flags.set(MetaFlags::OBSERVED_RETX, retransmission);
         }
     }
 
-    /// The port put a packet it had shown on arrival on the wire: its SYN's or new data's time
+    /// The port's queue let go a packet it had shown on arrival, onto the wire: its SYN's or new data's time
     /// in the queue times the epoch, as in a TAQ queue (`OneWayEpoch::Queue`).
-    pub fn on_departure(&mut self, now: SimTime, p: &Packet) {
+    pub fn observe_departure(&mut self, now: SimTime, p: &Packet) {
         if let Some((key, _)) = FlowKey::of(p) {
             let new_data = p.tcp.payload_len > 0 && !p.meta.flags.has(MetaFlags::OBSERVED_RETX);
             self.tracker.on_left_queue(now, key, p, new_data);
@@ -42,7 +48,7 @@ impl FlowObserver {
     }
 
     /// The port dropped a packet it had shown on arrival.
-    pub fn on_drop(&mut self, now: SimTime, p: &Packet) {
+    pub fn observe_drop(&mut self, now: SimTime, p: &Packet) {
         if let Some((key, _)) = FlowKey::of(p)
             && p.tcp.payload_len > 0
         {
@@ -54,6 +60,42 @@ impl FlowObserver {
                 p.meta.flags.has(MetaFlags::OBSERVED_RETX),
             );
         }
+    }
+}
+
+impl PortStage for FlowObserver {
+    fn on_arrival(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        q: &QueueView,
+    ) -> Result<(), DropCause> {
+        let p = pool.get_mut(pkt);
+        p.meta.enqueued_at = now; // whatever the queue: the observer times its sojourn
+        self.observe_arrival(now, q.backlog_delay(), p);
+        Ok(())
+    }
+
+    fn on_departure(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        _q: &QueueView,
+        out: &mut VecDeque<PacketId>,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) {
+        self.observe_departure(now, pool.get(pkt));
+        out.push_back(pkt);
+    }
+
+    fn on_lost(&mut self, now: SimTime, pkt: PacketId, pool: &PacketPool) {
+        self.observe_drop(now, pool.get(pkt));
+    }
+
+    fn name(&self) -> &'static str {
+        "flow-observer"
     }
 }
 
@@ -84,9 +126,9 @@ mod tests {
         let ms = SimTime::from_ms;
         for wait in [0, 50] {
             let mut o = FlowObserver::new(TrackerParams::default());
-            o.on_arrival(ms(0), ms(0), &mut segment(0, 0, true));
+            o.observe_arrival(ms(0), ms(0), &mut segment(0, 0, true));
             let mut first = segment(1, 500, false);
-            o.on_arrival(ms(100), ms(wait), &mut first);
+            o.observe_arrival(ms(100), ms(wait), &mut first);
             let key = FlowKey::of(&first).unwrap().0;
             assert_eq!(o.tracker.get(&key).unwrap().epoch, Some(ms(100 + wait)));
         }
@@ -102,21 +144,21 @@ mod tests {
         let mut o = FlowObserver::new(params);
         let mut syn = segment(0, 0, true);
         syn.meta.enqueued_at = ms(0);
-        o.on_arrival(ms(0), ms(0), &mut syn);
-        o.on_departure(ms(10), &syn); // 10 ms of the handshake's 100 were spent in this queue
+        o.observe_arrival(ms(0), ms(0), &mut syn);
+        o.observe_departure(ms(10), &syn); // 10 ms of the handshake's 100 were spent in this queue
         let mut first = segment(1, 500, false);
-        o.on_arrival(ms(100), ms(0), &mut first);
+        o.observe_arrival(ms(100), ms(0), &mut first);
         let key = FlowKey::of(&first).unwrap().0;
         assert_eq!(o.tracker.get(&key).unwrap().epoch, Some(ms(90)));
         let mut next = segment(501, 500, false);
         next.meta.enqueued_at = ms(120);
-        o.on_arrival(ms(120), ms(0), &mut next);
-        o.on_departure(ms(160), &next);
+        o.observe_arrival(ms(120), ms(0), &mut next);
+        o.observe_departure(ms(160), &next);
         assert_eq!(o.tracker.get(&key).unwrap().epoch, Some(ms(130)), "outside 90 + sojourn 40");
         let mut retx = segment(501, 500, false);
         retx.meta.enqueued_at = ms(170);
-        o.on_arrival(ms(170), ms(0), &mut retx);
-        o.on_departure(ms(400), &retx);
+        o.observe_arrival(ms(170), ms(0), &mut retx);
+        o.observe_departure(ms(400), &retx);
         assert_eq!(o.tracker.get(&key).unwrap().epoch, Some(ms(130)), "a retransmission is no sample");
     }
 
@@ -124,17 +166,17 @@ mod tests {
     fn a_pushed_out_retransmission_counts_as_one() {
         let mut o = FlowObserver::new(TrackerParams::default());
         let ms = SimTime::from_ms;
-        o.on_arrival(ms(0), ms(0), &mut segment(0, 0, true));
+        o.observe_arrival(ms(0), ms(0), &mut segment(0, 0, true));
         let mut first = segment(1, 500, false);
-        o.on_arrival(ms(100), ms(0), &mut first);
+        o.observe_arrival(ms(100), ms(0), &mut first);
         let mut retx = segment(1, 500, false);
-        o.on_arrival(ms(150), ms(0), &mut retx);
+        o.observe_arrival(ms(150), ms(0), &mut retx);
         assert!(
             !first.meta.flags.has(MetaFlags::OBSERVED_RETX) && retx.meta.flags.has(MetaFlags::OBSERVED_RETX)
         );
         // A newer segment arrives, then the queue pushes the retransmission out.
-        o.on_arrival(ms(160), ms(0), &mut segment(501, 500, false));
-        o.on_drop(ms(170), &retx);
+        o.observe_arrival(ms(160), ms(0), &mut segment(501, 500, false));
+        o.observe_drop(ms(170), &retx);
         let key = FlowKey::of(&retx).unwrap().0;
         let f = o.tracker.get(&key).unwrap();
         assert_eq!((f.current.dropped_retransmissions, f.current.drops), (1, 0));
