@@ -26,7 +26,7 @@ use forwarding::{Forwarder, ForwardingPolicy};
 use index::TopologyIndex;
 use port::Port;
 use routing::RoutingTable;
-use stage::StageSpec;
+use stage::StageRecipe;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -49,8 +49,9 @@ pub struct DirSpec {
     /// Loss of the reverse direction when this spec describes both directions of a link
     /// (see [`TopologySpec::add_duplex`]); None: as `loss`.
     pub reverse_loss: Option<f64>,
-    /// A stage around the queue (installed where this direction leaves a switch, not a host).
-    pub stage: Option<StageSpec>,
+    /// The stages around the queue, in order (installed where this direction leaves a switch,
+    /// not a host).
+    pub stages: Vec<StageRecipe>,
 }
 
 /// Ethernet's MTU: the largest IP datagram an Ethernet link carries unfragmented.
@@ -67,7 +68,7 @@ impl DirSpec {
             framing_bytes: 0,
             mtu: ETHERNET_MTU,
             reverse_loss: None,
-            stage: None,
+            stages: Vec::new(),
         }
     }
 }
@@ -206,10 +207,10 @@ impl Network {
                     qdisc,
                     SimRng::new(seed, StreamId::LinkLoss(id.0)),
                 );
-                if let Some(stage) = &d.stage
-                    && spec.nodes[from].kind == NodeKind::Switch
-                {
-                    port.push_stage(stage.build(d.rate));
+                if spec.nodes[from].kind == NodeKind::Switch {
+                    for stage in &d.stages {
+                        port.push_stage(stage.build(d.rate));
+                    }
                 }
                 ports.push(port);
             }

@@ -19,6 +19,7 @@
 
 use std::any::Any;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::ids::PacketId;
 use crate::net::packet::PacketPool;
@@ -95,26 +96,45 @@ pub trait PortStage: Any + Send + Sync {
     }
 }
 
-/// A built-in stage and its parameters, as a scenario specifies it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum StageSpec {
-    /// Super-packet admission (`mechanisms::sp::manager`).
-    Sp(crate::mechanisms::sp::SpParams),
-    /// Kick-Ass's rate signalling (`mechanisms::ka::router`).
-    KickAss(crate::mechanisms::ka::KaParams),
-    /// Native RCP's rate stamping (`mechanisms::ka::rcp_router`).
-    Rcp(crate::mechanisms::ka::RcpParams),
+/// What builds a port stage once its port's rate is known: a stage's parameters, as a
+/// scenario specifies them. The built-in stages' are gathered above the core
+/// (`mechanisms::StageSpec`); any `Debug` type can be one.
+pub trait BuildStage: Any + std::fmt::Debug + Send + Sync {
+    fn build(&self, rate: Rate) -> Box<dyn PortStage>;
 }
 
-impl StageSpec {
+/// A stage to install on a port, as a topology spec holds it: shared, cloned with the spec,
+/// and compared and printed by the parameters it was made from (their `Debug` form, which for
+/// numbers is exact).
+#[derive(Clone)]
+pub struct StageRecipe(Arc<dyn BuildStage>);
+
+impl StageRecipe {
+    pub fn new(params: impl BuildStage) -> StageRecipe {
+        StageRecipe(Arc::new(params))
+    }
+
     /// The stage for a port whose link runs at `rate`.
     pub fn build(&self, rate: Rate) -> Box<dyn PortStage> {
-        use crate::mechanisms::{ka, sp};
-        match self {
-            StageSpec::Sp(p) => Box::new(sp::SpManager::new(*p)),
-            StageSpec::KickAss(p) => Box::new(ka::KaRouter::new(*p, rate)),
-            StageSpec::Rcp(p) => Box::new(ka::RcpRouter::new(*p, rate)),
-        }
+        self.0.build(rate)
+    }
+
+    /// The parameters the recipe was made from, if they are a `T`.
+    pub fn params<T: Any>(&self) -> Option<&T> {
+        let params: &dyn Any = self.0.as_ref();
+        params.downcast_ref()
+    }
+}
+
+impl std::fmt::Debug for StageRecipe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl PartialEq for StageRecipe {
+    fn eq(&self, other: &StageRecipe) -> bool {
+        format!("{:?}", self.0) == format!("{:?}", other.0)
     }
 }
 

@@ -1,6 +1,8 @@
 //! Scenario parsing and validation: every class of bad input is reported at its field path.
 
 use super::*;
+use crate::mechanisms::StageSpec;
+use crate::net::stage::StageRecipe;
 use crate::tcp::cc::{CcConfig, RenoIncrease};
 use crate::units::SimTime;
 
@@ -568,10 +570,10 @@ fn with_sp(sp_keys: &str) -> String {
 #[test]
 fn super_packets_install_the_manager_on_switch_ports_and_the_sender_on_hosts() {
     let (_, spec) = Scenario::load(&with_sp("")).unwrap();
-    let bottleneck = spec.topology.links.iter().find(|l| l.a_to_b.stage.is_some()).unwrap();
+    let bottleneck = spec.topology.links.iter().find(|l| !l.a_to_b.stages.is_empty()).unwrap();
     assert_eq!(
-        bottleneck.a_to_b.stage,
-        Some(crate::net::stage::StageSpec::Sp(crate::mechanisms::sp::SpParams::default()))
+        bottleneck.a_to_b.stages,
+        [StageRecipe::new(StageSpec::Sp(crate::mechanisms::sp::SpParams::default()))]
     );
     assert_eq!(spec.sp_sender.map(|s| (s.t_buffer, s.max_length)), Some((None, 63)));
     let (_, plain) = Scenario::load(GOOD).unwrap();
@@ -658,31 +660,25 @@ fn with_ka(ka_keys: &str) -> String {
 #[test]
 fn kick_ass_and_rcp_install_their_routers_and_endpoints() {
     use crate::mechanisms::ka::{KaEndpoint, KaParams, RateProtocol, RcpParams};
-    use crate::net::stage::StageSpec;
     use crate::tcp::cc::CcConfig;
     use crate::units::SimTime;
     let (_, spec) = Scenario::load(&with_ka("")).unwrap();
-    let bottleneck = spec.topology.links.iter().find(|l| l.a_to_b.stage.is_some()).unwrap();
-    assert_eq!(bottleneck.a_to_b.stage, Some(StageSpec::KickAss(KaParams::default())));
+    let bottleneck = spec.topology.links.iter().find(|l| !l.a_to_b.stages.is_empty()).unwrap();
+    assert_eq!(bottleneck.a_to_b.stages, [StageRecipe::new(StageSpec::KickAss(KaParams::default()))]);
     assert_eq!(spec.flows[0].tcp.cc, CcConfig::ExplicitRate(KaEndpoint::new(RateProtocol::KickAss)));
     let tuned =
         with_ka(r#"queue_threshold = 0.8, rcp = { alpha = 0.4, interval = "5ms", min_rate = "50Kbps" }"#);
     let (_, spec) = Scenario::load(&tuned).unwrap();
-    let Some(StageSpec::KickAss(p)) = spec.topology.links.iter().find_map(|l| l.a_to_b.stage.clone()) else {
-        panic!()
-    };
+    let stages = spec.topology.links.iter().flat_map(|l| &l.a_to_b.stages);
+    let Some(StageSpec::KickAss(p)) = stages.filter_map(|s| s.params::<StageSpec>()).next() else { panic!() };
     assert_eq!((p.queue_threshold, p.rcp.alpha, p.rcp.interval), (0.8, 0.4, SimTime::from_ms(5)));
     assert_eq!(p.rcp.min_rate, crate::units::Rate::from_kbps(50));
     let rcp = GOOD
         .replace(r#"limit = "100pkts" } }"#, r#"limit = "100pkts" }, rcp = { beta = 0.5 } }"#)
         .replace("min_rto = \"200ms\"", "min_rto = \"200ms\"\ncc = \"rcp\"");
     let (_, spec) = Scenario::load(&rcp).unwrap();
-    assert!(
-        spec.topology
-            .links
-            .iter()
-            .any(|l| l.a_to_b.stage == Some(StageSpec::Rcp(RcpParams { beta: 0.5, ..RcpParams::default() })))
-    );
+    assert!(spec.topology.links.iter().any(|l| l.a_to_b.stages
+        == [StageRecipe::new(StageSpec::Rcp(RcpParams { beta: 0.5, ..RcpParams::default() }))]));
     assert_eq!(spec.flows[0].tcp.cc, CcConfig::ExplicitRate(KaEndpoint::new(RateProtocol::Rcp)));
     let slow =
         with_ka("").replace("cc = \"kick-ass\"", "cc = { kind = \"kick-ass\", indicator_interval = \"1s\" }");

@@ -1,6 +1,7 @@
 //! A link's table into what its ports run: queue discipline, MTU, and the stages of
 //! super-packets, Kick-Ass and RCP, each checked.
 
+use crate::mechanisms::StageSpec;
 use crate::mechanisms::cp::CpParams;
 use crate::mechanisms::ka::encoding::Rounding;
 use crate::mechanisms::ka::{KaParams, RcpParams};
@@ -8,7 +9,7 @@ use crate::mechanisms::sp::{SpEpoch, SpOccupancy, SpParams, SpVariant};
 use crate::mechanisms::taq::admission::{AdmissionParams, NotAdmitted};
 use crate::mechanisms::taq::{OneWayEpoch, TaqDrop, TaqParams};
 use crate::net::DirSpec;
-use crate::net::stage::StageSpec;
+use crate::net::stage::StageRecipe;
 use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
 use crate::scenario::schema::{
     KaRoundingName, KaStage, Link, NotAdmittedName, OneWayEpochName, Queue, RcpStage, SpOccupancyName,
@@ -297,7 +298,7 @@ pub(super) fn dir(link: &Link, path: &str, p: &mut Problems) -> DirSpec {
         framing_bytes: link.framing.unwrap_or(0),
         mtu,
         reverse_loss: link.reverse_loss.map(|x| x.0),
-        stage,
+        stages: stage.into_iter().map(StageRecipe::new).collect(),
     }
 }
 
