@@ -403,22 +403,11 @@ impl Port {
             }
         }
         self.account_queue(now);
-        if !self.stages.is_empty() {
-            let view = self.view(now);
-            let refused = self
-                .stages
-                .iter_mut()
-                .enumerate()
-                .find_map(|(i, s)| s.on_arrival(now, pkt, pool, &view).err().map(|cause| (i, cause)));
-            self.arm_stage_timer(now, events);
-            if let Some((i, cause)) = refused {
-                self.link_drops.stage_drops += 1;
-                for s in &mut self.stages[..i] {
-                    s.on_lost(now, pkt, pool);
-                }
-                dropped(pkt, cause, pool);
-                return None;
-            }
+        if !self.stages.is_empty()
+            && let Some(cause) = self.run_arrival_chain(now, pkt, pool, events)
+        {
+            dropped(pkt, cause, pool);
+            return None;
         }
         match self.qdisc.enqueue(now, pkt, pool, drops) {
             Verdict::Enqueued => {}
@@ -578,8 +567,35 @@ impl Port {
         }
     }
 
+    /// An arrival through the stages' `on_arrival` in order: the cause if one refused it (the
+    /// stages before it have heard of the loss; the caller frees it). Kept out of line: most
+    /// ports have no stages.
+    #[inline(never)]
+    fn run_arrival_chain(
+        &mut self,
+        now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        events: &mut EventQueue,
+    ) -> Option<DropCause> {
+        let view = self.view(now);
+        let refused = self
+            .stages
+            .iter_mut()
+            .enumerate()
+            .find_map(|(i, s)| s.on_arrival(now, pkt, pool, &view).err().map(|cause| (i, cause)));
+        self.arm_stage_timer(now, events);
+        let (i, cause) = refused?;
+        self.link_drops.stage_drops += 1;
+        for s in &mut self.stages[..i] {
+            s.on_lost(now, pkt, pool);
+        }
+        Some(cause)
+    }
+
     /// `p`, just taken from the queue, through the stages' `on_departure` in order; what the
     /// last one puts out waits in `staged` (empty when the queue is asked for a packet).
+    #[inline(never)]
     fn run_departure_chain(
         &mut self,
         now: SimTime,
