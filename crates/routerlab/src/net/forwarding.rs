@@ -1,54 +1,24 @@
 //! Forwarding: which of the equal-cost next hops a switch sends a packet to.
 //!
-//! - `Ecmp` (the default): per-flow, by a hash of the 5-tuple salted per switch, so that a
-//!   flow keeps one path and different switches make independent choices (real switches seed
+//! - Per flow (ECMP, the default): by a hash of the 5-tuple salted per switch, so that a flow
+//!   keeps one path and different switches make independent choices (real switches seed
 //!   their hash functions differently to avoid polarization). The 5-tuple hash is computed once
 //!   by the sender and carried in the packet's metadata, so forwarding does no hashing of
 //!   headers on the hot path — only one integer mix.
 //!
-//! - The PLTS spraying policies ([`crate::mechanisms::plts::spray`]): per packet, a random next
-//!   hop (`SprayRandom`), the least-occupied one (`SprayLeastQueue`, two readings) or round
-//!   robin (`SprayRoundRobin`, a counter per switch, per switch for data only, per destination
-//!   or per flow).
-//!
-//! Other per-packet policies plug in through [`NextHopPolicy`]: a node given one asks it for
-//! every packet that has more than one next hop (see `docs/extending.md`).
+//! - Per packet: a [`NextHopPolicy`] the switch asks for every packet that has more than one
+//!   next hop, built from the scenario's [`PolicyRecipe`] (the built-in ones are PLTS's
+//!   spraying policies, `mechanisms::plts::spray`) or installed by hand (see
+//!   `docs/extending.md`).
+
+use std::sync::Arc;
 
 use crate::ids::PortId;
-use crate::mechanisms::plts::spray::{self, CntReading, RoundRobin, RrScope};
 use crate::net::packet::Packet;
 use crate::net::port::Port;
+use crate::net::recipe::{Params, Recipe};
 use crate::rng::{SimRng, splitmix64};
 use crate::units::SimTime;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ForwardingPolicy {
-    /// Per flow, by hash.
-    #[default]
-    Ecmp,
-    /// PLTS-RND.
-    SprayRandom,
-    /// PLTS-CNT.
-    SprayLeastQueue(CntReading),
-    /// PLTS-RR.
-    SprayRoundRobin(RrScope),
-}
-
-impl ForwardingPolicy {
-    pub fn name(self) -> &'static str {
-        match self {
-            ForwardingPolicy::Ecmp => "ecmp",
-            ForwardingPolicy::SprayRandom => "spray-rnd",
-            ForwardingPolicy::SprayLeastQueue(CntReading::Occupancy) => "spray-cnt",
-            ForwardingPolicy::SprayLeastQueue(CntReading::OccupancyRotating) => "spray-cnt-rotate",
-            ForwardingPolicy::SprayLeastQueue(CntReading::WaitingFirstPort) => "spray-cnt-waiting",
-            ForwardingPolicy::SprayRoundRobin(RrScope::Switch) => "spray-rr",
-            ForwardingPolicy::SprayRoundRobin(RrScope::SwitchData) => "spray-rr-data",
-            ForwardingPolicy::SprayRoundRobin(RrScope::Destination) => "spray-rr-dst",
-            ForwardingPolicy::SprayRoundRobin(RrScope::Flow) => "spray-rr-flow",
-        }
-    }
-}
 
 /// A per-packet choice among equal-cost next hops.
 pub trait NextHopPolicy: Send + Sync {
@@ -64,33 +34,49 @@ pub trait NextHopPolicy: Send + Sync {
     ) -> PortId;
 }
 
-/// A node's forwarding state: its policy, hash salt and random stream.
+/// What builds a switch's per-packet policy: its parameters, as a scenario specifies them.
+pub trait BuildNextHop: Params {
+    fn build(&self) -> Box<dyn NextHopPolicy>;
+}
+
+/// A switch's per-packet policy, as a topology spec holds it (`net::recipe`).
+pub type PolicyRecipe = Recipe<dyn BuildNextHop>;
+
+impl PolicyRecipe {
+    pub fn new(params: impl BuildNextHop) -> PolicyRecipe {
+        Recipe(Arc::new(params))
+    }
+
+    pub fn build(&self) -> Box<dyn NextHopPolicy> {
+        self.0.build()
+    }
+}
+
+/// A node's forwarding state: its per-packet policy, if any (ECMP otherwise), hash salt and
+/// random stream.
 pub struct Forwarder {
-    pub policy: ForwardingPolicy,
     salt: u64,
     rng: SimRng,
-    rr: RoundRobin,
-    /// PLTS-CNT's tie-breaking pointer when its ties go round (`spray-cnt-rotate`).
-    cnt_rotation: u32,
-    custom: Option<Box<dyn NextHopPolicy>>,
+    per_packet: Option<Box<dyn NextHopPolicy>>,
 }
 
 impl std::fmt::Debug for Forwarder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let p = if self.custom.is_some() { "custom" } else { self.policy.name() };
+        let p = if self.per_packet.is_some() { "per-packet" } else { "ecmp" };
         write!(f, "Forwarder({p})")
     }
 }
 
 impl Forwarder {
-    pub fn new(policy: ForwardingPolicy, mut rng: SimRng) -> Forwarder {
+    /// A forwarder by `policy` (per-flow ECMP if None), drawing its hash salt from `rng` first.
+    pub fn new(policy: Option<&PolicyRecipe>, mut rng: SimRng) -> Forwarder {
         let salt = rng.next_u64();
-        Forwarder { policy, salt, rng, rr: RoundRobin::default(), cnt_rotation: 0, custom: None }
+        Forwarder { salt, rng, per_packet: policy.map(|p| p.build()) }
     }
 
-    /// Replace the built-in policy with a custom one.
+    /// Replace the policy with a custom one.
     pub fn set_custom(&mut self, policy: Box<dyn NextHopPolicy>) {
-        self.custom = Some(policy);
+        self.per_packet = Some(policy);
     }
 
     /// The next hop per-flow ECMP gives a 5-tuple hash at this switch (whatever its policy).
@@ -106,16 +92,9 @@ impl Forwarder {
         if hops.len() == 1 {
             return hops[0];
         }
-        if let Some(c) = &mut self.custom {
-            return c.choose(now, hops, pkt, ports, &mut self.rng);
-        }
-        match self.policy {
-            ForwardingPolicy::Ecmp => self.ecmp(hops, pkt.meta.flow_hash),
-            ForwardingPolicy::SprayRandom => spray::random(hops, &mut self.rng),
-            ForwardingPolicy::SprayLeastQueue(reading) => {
-                spray::least_queue(hops, ports, now, reading, &mut self.rng, &mut self.cnt_rotation)
-            }
-            ForwardingPolicy::SprayRoundRobin(scope) => self.rr.choose(scope, hops, pkt),
+        match &mut self.per_packet {
+            None => self.ecmp(hops, pkt.meta.flow_hash),
+            Some(p) => p.choose(now, hops, pkt, ports, &mut self.rng),
         }
     }
 }

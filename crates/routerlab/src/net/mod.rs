@@ -15,6 +15,7 @@ pub mod index;
 pub mod packet;
 pub mod pcap;
 pub mod port;
+pub mod recipe;
 pub mod routing;
 pub mod stage;
 
@@ -22,7 +23,7 @@ use crate::ids::{HostId, NodeId, PortId};
 use crate::qdisc::QueueSpec;
 use crate::rng::{SimRng, StreamId};
 use crate::units::{Rate, SimTime};
-use forwarding::{Forwarder, ForwardingPolicy};
+use forwarding::{Forwarder, PolicyRecipe};
 use index::TopologyIndex;
 use port::Port;
 use routing::RoutingTable;
@@ -77,7 +78,8 @@ impl DirSpec {
 pub struct NodeSpec {
     pub name: String,
     pub kind: NodeKind,
-    pub forwarding: ForwardingPolicy,
+    /// The switch's per-packet policy; None: per-flow ECMP.
+    pub forwarding: Option<PolicyRecipe>,
 }
 
 /// A full-duplex link between nodes `a` and `b` (indices into the node list).
@@ -97,7 +99,7 @@ pub struct TopologySpec {
 
 impl TopologySpec {
     pub fn add_node(&mut self, name: impl Into<String>, kind: NodeKind) -> usize {
-        self.nodes.push(NodeSpec { name: name.into(), kind, forwarding: ForwardingPolicy::default() });
+        self.nodes.push(NodeSpec { name: name.into(), kind, forwarding: None });
         self.nodes.len() - 1
     }
     pub fn add_link(&mut self, a: usize, b: usize, a_to_b: DirSpec, b_to_a: DirSpec) {
@@ -187,7 +189,10 @@ impl Network {
                 kind: n.kind,
                 ports: index.ports_of(NodeId(i as u32)).to_vec(),
                 host: index.host_of(NodeId(i as u32)),
-                forwarder: Forwarder::new(n.forwarding, SimRng::new(seed, StreamId::Forwarding(i as u32))),
+                forwarder: Forwarder::new(
+                    n.forwarding.as_ref(),
+                    SimRng::new(seed, StreamId::Forwarding(i as u32)),
+                ),
             })
             .collect();
         let mut ports = Vec::with_capacity(index.port_count());

@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use crate::ids::PacketId;
 use crate::net::packet::PacketPool;
+use crate::net::recipe::{Params, Recipe};
 use crate::qdisc::DropCause;
 use crate::units::{Rate, SimTime};
 
@@ -99,42 +100,21 @@ pub trait PortStage: Any + Send + Sync {
 /// What builds a port stage once its port's rate is known: a stage's parameters, as a
 /// scenario specifies them. The built-in stages' are gathered above the core
 /// (`mechanisms::StageSpec`); any `Debug` type can be one.
-pub trait BuildStage: Any + std::fmt::Debug + Send + Sync {
+pub trait BuildStage: Params {
     fn build(&self, rate: Rate) -> Box<dyn PortStage>;
 }
 
-/// A stage to install on a port, as a topology spec holds it: shared, cloned with the spec,
-/// and compared and printed by the parameters it was made from (their `Debug` form, which for
-/// numbers is exact).
-#[derive(Clone)]
-pub struct StageRecipe(Arc<dyn BuildStage>);
+/// A stage to install on a port, as a topology spec holds it (`net::recipe`).
+pub type StageRecipe = Recipe<dyn BuildStage>;
 
 impl StageRecipe {
     pub fn new(params: impl BuildStage) -> StageRecipe {
-        StageRecipe(Arc::new(params))
+        Recipe(Arc::new(params))
     }
 
     /// The stage for a port whose link runs at `rate`.
     pub fn build(&self, rate: Rate) -> Box<dyn PortStage> {
         self.0.build(rate)
-    }
-
-    /// The parameters the recipe was made from, if they are a `T`.
-    pub fn params<T: Any>(&self) -> Option<&T> {
-        let params: &dyn Any = self.0.as_ref();
-        params.downcast_ref()
-    }
-}
-
-impl std::fmt::Debug for StageRecipe {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl PartialEq for StageRecipe {
-    fn eq(&self, other: &StageRecipe) -> bool {
-        format!("{:?}", self.0) == format!("{:?}", other.0)
     }
 }
 

@@ -473,16 +473,13 @@ fn forwarding_policies_and_per_switch_overrides() {
     let with = |f: &str| format!("{GOOD}\n[forwarding]\n{f}\n");
     let (_, spec) =
         Scenario::load(&with("policy = \"spray-rr\"\nswitches = { right = \"spray-cnt\" }")).unwrap();
-    let policy = |name: &str| spec.topology.nodes.iter().find(|n| n.name == name).unwrap().forwarding;
-    use crate::net::forwarding::ForwardingPolicy;
-    assert_eq!(
-        policy("left"),
-        ForwardingPolicy::SprayRoundRobin(crate::mechanisms::plts::spray::RrScope::Switch)
-    );
-    assert_eq!(
-        policy("right"),
-        ForwardingPolicy::SprayLeastQueue(crate::mechanisms::plts::spray::CntReading::Occupancy)
-    );
+    let policy = |name: &str| {
+        let node = spec.topology.nodes.iter().find(|n| n.name == name).unwrap();
+        node.forwarding.as_ref().and_then(|r| r.params::<SprayPolicy>().copied())
+    };
+    use crate::mechanisms::plts::spray::{CntReading, RrScope, SprayPolicy};
+    assert_eq!(policy("left"), Some(SprayPolicy::RoundRobin(RrScope::Switch)));
+    assert_eq!(policy("right"), Some(SprayPolicy::LeastQueue(CntReading::Occupancy)));
     let e = first_error(&with("policy = \"spray-magic\""));
     assert!(e.starts_with("forwarding.policy: unknown variant `spray-magic`"), "{e}");
     let e = first_error(&with("switches = { middle = \"ecmp\" }"));

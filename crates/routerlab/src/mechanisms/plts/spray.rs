@@ -28,10 +28,58 @@
 //! flow or destination.
 
 use crate::ids::PortId;
+use crate::net::forwarding::{BuildNextHop, NextHopPolicy};
 use crate::net::packet::Packet;
 use crate::net::port::Port;
 use crate::rng::SimRng;
 use crate::units::SimTime;
+
+/// A spraying policy, as a scenario names it (`forwarding.policy`): what builds a switch's
+/// [`Sprayer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SprayPolicy {
+    /// PLTS-RND.
+    Random,
+    /// PLTS-CNT.
+    LeastQueue(CntReading),
+    /// PLTS-RR.
+    RoundRobin(RrScope),
+}
+
+impl BuildNextHop for SprayPolicy {
+    fn build(&self) -> Box<dyn NextHopPolicy> {
+        Box::new(Sprayer { policy: *self, rr: RoundRobin::default(), cnt_rotation: 0 })
+    }
+}
+
+/// A switch's spraying: its policy and the counters it keeps.
+#[derive(Debug)]
+pub struct Sprayer {
+    policy: SprayPolicy,
+    rr: RoundRobin,
+    /// PLTS-CNT's tie-breaking pointer when its ties go round (`spray-cnt-rotate`).
+    cnt_rotation: u32,
+}
+
+impl NextHopPolicy for Sprayer {
+    #[inline]
+    fn choose(
+        &mut self,
+        now: SimTime,
+        hops: &[PortId],
+        pkt: &Packet,
+        ports: &[Port],
+        rng: &mut SimRng,
+    ) -> PortId {
+        match self.policy {
+            SprayPolicy::Random => random(hops, rng),
+            SprayPolicy::LeastQueue(reading) => {
+                least_queue(hops, ports, now, reading, rng, &mut self.cnt_rotation)
+            }
+            SprayPolicy::RoundRobin(scope) => self.rr.choose(scope, hops, pkt),
+        }
+    }
+}
 
 /// PLTS-RND: a uniformly random one of `hops`.
 #[inline]

@@ -2,8 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::mechanisms::plts::spray::SprayPolicy;
 use crate::mechanisms::plts::spray::{CntReading, RrScope};
-use crate::net::forwarding::ForwardingPolicy;
+use crate::net::forwarding::PolicyRecipe;
 use crate::net::index::root;
 use crate::net::{NodeKind, TopologySpec};
 use crate::scenario::schema::{ForwardingName, Topology};
@@ -211,16 +212,17 @@ pub(super) fn set_forwarding(
     spec: &mut TopologySpec,
     p: &mut Problems,
 ) {
+    let spray = |p: SprayPolicy| Some(PolicyRecipe::new(p));
     let policy = |n: ForwardingName| match n {
-        ForwardingName::Ecmp => ForwardingPolicy::Ecmp,
-        ForwardingName::SprayRnd => ForwardingPolicy::SprayRandom,
-        ForwardingName::SprayCnt => ForwardingPolicy::SprayLeastQueue(CntReading::Occupancy),
-        ForwardingName::SprayCntRotate => ForwardingPolicy::SprayLeastQueue(CntReading::OccupancyRotating),
-        ForwardingName::SprayCntWaiting => ForwardingPolicy::SprayLeastQueue(CntReading::WaitingFirstPort),
-        ForwardingName::SprayRr => ForwardingPolicy::SprayRoundRobin(RrScope::Switch),
-        ForwardingName::SprayRrData => ForwardingPolicy::SprayRoundRobin(RrScope::SwitchData),
-        ForwardingName::SprayRrDst => ForwardingPolicy::SprayRoundRobin(RrScope::Destination),
-        ForwardingName::SprayRrFlow => ForwardingPolicy::SprayRoundRobin(RrScope::Flow),
+        ForwardingName::Ecmp => None,
+        ForwardingName::SprayRnd => spray(SprayPolicy::Random),
+        ForwardingName::SprayCnt => spray(SprayPolicy::LeastQueue(CntReading::Occupancy)),
+        ForwardingName::SprayCntRotate => spray(SprayPolicy::LeastQueue(CntReading::OccupancyRotating)),
+        ForwardingName::SprayCntWaiting => spray(SprayPolicy::LeastQueue(CntReading::WaitingFirstPort)),
+        ForwardingName::SprayRr => spray(SprayPolicy::RoundRobin(RrScope::Switch)),
+        ForwardingName::SprayRrData => spray(SprayPolicy::RoundRobin(RrScope::SwitchData)),
+        ForwardingName::SprayRrDst => spray(SprayPolicy::RoundRobin(RrScope::Destination)),
+        ForwardingName::SprayRrFlow => spray(SprayPolicy::RoundRobin(RrScope::Flow)),
     };
     for n in spec.nodes.iter_mut().filter(|n| n.kind == NodeKind::Switch) {
         n.forwarding = policy(f.policy);
