@@ -49,6 +49,7 @@ assert!(results.summary.goodput_bps > 50e6);
 ```
 */
 
+pub mod builtins;
 pub mod engine;
 pub mod host;
 pub mod ids;

@@ -1,12 +1,13 @@
 //! The five ways to extend routerlab without touching the engine, each with one small complete
 //! example (these are the examples of `docs/extending.md`).
 
+use routerlab::builtins::AnyQdisc;
 use routerlab::host::{HostShim, Ingress};
 use routerlab::ids::{ConnId, PacketId, PortId};
 use routerlab::net::forwarding::NextHopPolicy;
 use routerlab::net::packet::{Packet, PacketPool, TcpFlags};
 use routerlab::net::port::Port;
-use routerlab::qdisc::{AnyQdisc, DropCause, Qdisc, QdiscStats, Verdict};
+use routerlab::qdisc::{DropCause, Qdisc, QdiscStats, Verdict};
 use routerlab::rng::SimRng;
 use routerlab::scenario::Scenario;
 use routerlab::sim::Simulation;

@@ -4,12 +4,13 @@
 //! code the simulator runs. A plain drop-tail port, and one with CP's cutting queue (a
 //! mechanism's qdisc), run here without topology, hosts or TCP.
 
+use routerlab::builtins::AnyQdisc;
 use routerlab::engine::{Event, EventQueue};
 use routerlab::ids::{HostId, NodeId, PacketId, PortId};
 use routerlab::mechanisms::cp::{CpParams, CpQueue};
 use routerlab::net::packet::{IPV4_HEADER_BYTES, Ipv4Header, PROTO_TCP, Packet, PacketPool, TcpSegment};
 use routerlab::net::port::Port;
-use routerlab::qdisc::{AnyQdisc, DropCause, DropList, DropTail, DropTailParams};
+use routerlab::qdisc::{DropCause, DropList, DropTail, DropTailParams};
 use routerlab::rng::{SimRng, StreamId};
 use routerlab::units::{Rate, SimTime, Size};
 

@@ -212,8 +212,9 @@ pub(crate) fn root(parent: &mut [u32], mut n: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtins::QueueSpec;
     use crate::net::{DirSpec, Network, NodeKind, TopologySpec};
-    use crate::qdisc::{DropTailParams, QueueSpec};
+    use crate::qdisc::DropTailParams;
     use crate::units::{Rate, SimTime, Size};
     use proptest::prelude::*;
 

@@ -19,8 +19,8 @@ pub mod recipe;
 pub mod routing;
 pub mod stage;
 
+use crate::builtins::QueueSpec;
 use crate::ids::{HostId, NodeId, PortId};
-use crate::qdisc::QueueSpec;
 use crate::rng::{SimRng, StreamId};
 use crate::units::{Rate, SimTime};
 use forwarding::{Forwarder, PolicyRecipe};

@@ -24,12 +24,13 @@
 
 use std::collections::VecDeque;
 
+use crate::builtins::AnyQdisc;
 use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PacketId, PortId};
 use crate::net::fragment::fragment_to_mtu;
 use crate::net::packet::{PacketPool, PipeLink};
 use crate::net::stage::{PortStage, QueueView};
-use crate::qdisc::{AnyQdisc, DropCause, DropList, Qdisc, QdiscStats, Verdict};
+use crate::qdisc::{DropCause, DropList, Qdisc, QdiscStats, Verdict};
 use crate::rng::SimRng;
 use crate::units::{Rate, SimTime, TxClock};
 

@@ -290,7 +290,8 @@ impl RoutingTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qdisc::{AnyQdisc, DropTail, DropTailParams};
+    use crate::builtins::AnyQdisc;
+    use crate::qdisc::{DropTail, DropTailParams};
     use crate::rng::{SimRng, StreamId};
     use crate::units::{Rate, SimTime, Size};
     use proptest::prelude::*;

@@ -99,7 +99,7 @@ pub trait PortStage: Any + Send + Sync {
 
 /// What builds a port stage once its port's rate is known: a stage's parameters, as a
 /// scenario specifies them. The built-in stages' are gathered above the core
-/// (`mechanisms::StageSpec`); any `Debug` type can be one.
+/// (`builtins::StageSpec`); any `Debug` type can be one.
 pub trait BuildStage: Params {
     fn build(&self, rate: Rate) -> Box<dyn PortStage>;
 }

@@ -1,7 +1,7 @@
 //! Scenario parsing and validation: every class of bad input is reported at its field path.
 
 use super::*;
-use crate::mechanisms::StageSpec;
+use crate::builtins::StageSpec;
 use crate::net::stage::StageRecipe;
 use crate::tcp::cc::{CcConfig, RenoIncrease};
 use crate::units::SimTime;

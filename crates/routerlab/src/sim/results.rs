@@ -34,9 +34,10 @@ use super::{Carrier, Simulation};
 use crate::units::SimTime;
 use std::collections::HashMap;
 
+use crate::builtins::AnyQdisc;
 use crate::mechanisms::taq::EpochLog;
 use crate::net::packet::FlowKey;
-use crate::qdisc::{AnyQdisc, DropCause, Qdisc};
+use crate::qdisc::{DropCause, Qdisc};
 use crate::tcp::TcpStats;
 use crate::tcp::cc::AnyCc;
 

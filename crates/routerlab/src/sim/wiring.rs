@@ -5,6 +5,7 @@ use super::{
     FlowSampler, GeneratorSlot, HostState, RunCounters, SAMPLE_FLOWS, Simulation, flows::Carrier,
     flows::tcp_ends, measure::Measurements, spec::SimSpec,
 };
+use crate::builtins::AnyQdisc;
 use crate::engine::{Event, EventQueue};
 use crate::host::ShimChain;
 use crate::ids::{ConnId, HostId, NodeId, PortId};
@@ -12,7 +13,6 @@ use crate::mechanisms::taq::{FlowObserver, TaqParams};
 use crate::net::Network;
 use crate::net::fragment::Reassembler;
 use crate::net::packet::PacketPool;
-use crate::qdisc::AnyQdisc;
 use crate::rng::{SimRng, StreamId};
 use crate::units::SimTime;
 
@@ -130,7 +130,7 @@ impl Simulation {
     }
 
     /// Replace a port's queue discipline (before the run starts).
-    pub fn set_qdisc(&mut self, port: PortId, qdisc: crate::qdisc::AnyQdisc) {
+    pub fn set_qdisc(&mut self, port: PortId, qdisc: AnyQdisc) {
         self.net.ports[port.idx()].set_qdisc(qdisc);
         self.net.wire_reverse_observers();
     }

@@ -176,8 +176,9 @@ pub fn fat_tree(p: &FatTreeParams) -> BuiltTopology {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtins::QueueSpec;
     use crate::net::Network;
-    use crate::qdisc::{DropTailParams, QueueSpec};
+    use crate::qdisc::DropTailParams;
     use crate::units::{Rate, SimTime, Size};
 
     fn dir(rate: Rate) -> DirSpec {

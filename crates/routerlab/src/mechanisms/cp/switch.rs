@@ -31,9 +31,10 @@
 
 use std::collections::VecDeque;
 
+use crate::builtins::AnyQdisc;
 use crate::ids::PacketId;
 use crate::net::packet::{IPV4_HEADER_BYTES, PROTO_TCP, Packet, PacketPool};
-use crate::qdisc::{AnyQdisc, DropCause, Qdisc, QdiscStats, Verdict};
+use crate::qdisc::{DropCause, Qdisc, QdiscStats, Verdict};
 use crate::units::{Rate, SimTime};
 
 #[derive(Clone, Copy, Debug, PartialEq)]

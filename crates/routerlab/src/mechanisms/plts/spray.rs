@@ -217,8 +217,8 @@ fn carries_data(pkt: &Packet) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtins::QueueSpec;
     use crate::ids::{ConnId, HostId};
-    use crate::qdisc::QueueSpec;
     use crate::rng::StreamId;
     use crate::units::{Rate, SimTime};
 

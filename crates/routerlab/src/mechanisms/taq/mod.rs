@@ -28,7 +28,7 @@ pub use tracker::{EpochLog, FlowKey, FlowState, FlowTracker, OneWayEpoch, Tracke
 
 /// The flow tracker watching a port: its TAQ queue's, or the passive observer among its stages.
 pub fn port_tracker(port: &crate::net::port::Port) -> Option<&FlowTracker> {
-    if let crate::qdisc::AnyQdisc::Taq(q) = port.qdisc() {
+    if let crate::builtins::AnyQdisc::Taq(q) = port.qdisc() {
         return Some(&q.tracker);
     }
     port.stages().iter().find_map(|s| {

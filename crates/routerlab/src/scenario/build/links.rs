@@ -1,7 +1,8 @@
 //! A link's table into what its ports run: queue discipline, MTU, and the stages of
 //! super-packets, Kick-Ass and RCP, each checked.
 
-use crate::mechanisms::StageSpec;
+use crate::builtins::QueueSpec;
+use crate::builtins::StageSpec;
 use crate::mechanisms::cp::CpParams;
 use crate::mechanisms::ka::encoding::Rounding;
 use crate::mechanisms::ka::{KaParams, RcpParams};
@@ -10,7 +11,7 @@ use crate::mechanisms::taq::admission::{AdmissionParams, NotAdmitted};
 use crate::mechanisms::taq::{OneWayEpoch, TaqDrop, TaqParams};
 use crate::net::DirSpec;
 use crate::net::stage::StageRecipe;
-use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, QueueSpec, RedParams, SfqParams};
+use crate::qdisc::{CodelParams, DropTailParams, FqCodelParams, RedParams, SfqParams};
 use crate::scenario::schema::{
     KaRoundingName, KaStage, Link, NotAdmittedName, OneWayEpochName, Queue, RcpStage, SpOccupancyName,
     SpStage, SpVariantName, TaqDropName,

@@ -20,7 +20,8 @@ use workloads::{Workloads, workloads};
 
 use super::values::Starts;
 use super::{Scenario, ScenarioError};
-use crate::qdisc::{DropTailParams, QueueSpec};
+use crate::builtins::QueueSpec;
+use crate::qdisc::DropTailParams;
 use crate::sim::SimSpec;
 use crate::units::{SimTime, Size};
 
