@@ -15,9 +15,32 @@ A shim that holds packets asks to be woken with `poll_at` and releases them from
 A shim that consumes a packet must free it from the pool.
 */
 
-use crate::ids::PacketId;
+use std::sync::Arc;
+
+use crate::ids::{HostId, PacketId};
 use crate::net::packet::PacketPool;
-use crate::units::SimTime;
+use crate::net::recipe::{Params, Recipe};
+use crate::units::{Rate, SimTime};
+
+/// What builds a host's shim: its parameters, as a scenario specifies them (the built-in ones
+/// are the mechanisms' own: PLTS's DUPACK filter, the super-packet sender and attacker).
+pub trait BuildShim: Params {
+    /// The shim for host `host`, whose NIC runs at `nic_rate`; None if this host runs none.
+    fn build(&self, host: HostId, nic_rate: Rate) -> Option<Box<dyn HostShim>>;
+}
+
+/// A shim every host (or some hosts) run, as the simulation spec holds it (`net::recipe`).
+pub type ShimRecipe = Recipe<dyn BuildShim>;
+
+impl ShimRecipe {
+    pub fn new(params: impl BuildShim) -> ShimRecipe {
+        Recipe(Arc::new(params))
+    }
+
+    pub fn build(&self, host: HostId, nic_rate: Rate) -> Option<Box<dyn HostShim>> {
+        self.0.build(host, nic_rate)
+    }
+}
 
 /// What became of an arriving packet at a shim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -572,9 +572,12 @@ fn super_packets_install_the_manager_on_switch_ports_and_the_sender_on_hosts() {
         bottleneck.a_to_b.stages,
         [StageRecipe::new(StageSpec::Sp(crate::mechanisms::sp::SpParams::default()))]
     );
-    assert_eq!(spec.sp_sender.map(|s| (s.t_buffer, s.max_length)), Some((None, 63)));
+    let sender = |spec: &crate::sim::SimSpec| {
+        spec.host_shims.iter().find_map(|r| r.params::<crate::mechanisms::sp::SpSenderSpec>().copied())
+    };
+    assert_eq!(sender(&spec).map(|s| (s.t_buffer, s.max_length)), Some((None, 63)));
     let (_, plain) = Scenario::load(GOOD).unwrap();
-    assert!(plain.sp_sender.is_none(), "no SP flow, no sender shim");
+    assert!(sender(&plain).is_none(), "no SP flow, no sender shim");
     assert!(errors(&with_sp(r#"variant = "bloom", bloom_hashes = 3, host_cap = 63"#)).is_empty());
     assert!(errors(&with_sp(r#"variant = "red-like", red_threshold = 0.3, occupancy = "bytes""#)).is_empty());
 }

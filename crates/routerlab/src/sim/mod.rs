@@ -42,7 +42,7 @@ pub use flows::{Carrier, Connection, Transfer};
 pub use measure::{Histogram, LatencyProbeSpec, MeasureSpec};
 pub use results::{FlowRow, LinkRow, Results, StageRows, Summary, TransferRow};
 pub use sampling::{FlowSampler, TimeSeries};
-pub use spec::{LinkChange, OutputSpec, SimSpec, SpSenderSpec};
+pub use spec::{LinkChange, OutputSpec, SimSpec};
 
 use std::sync::Arc;
 

@@ -1,7 +1,8 @@
 //! What a simulation is built from: the expanded scenario.
 
 use super::MeasureSpec;
-use crate::ids::{HostId, NodeId};
+use crate::host::ShimRecipe;
+use crate::ids::NodeId;
 use crate::net::TopologySpec;
 use crate::units::SimTime;
 use crate::workload::{FlowSpec, Generator};
@@ -22,23 +23,9 @@ pub struct SimSpec {
     pub link_changes: Vec<LinkChange>,
     /// IP reassembly timeout at hosts.
     pub reassembly_timeout: SimTime,
-    /// PLTS's DUPACK-filtering agent on every host, if any.
-    pub dupack_filter: Option<crate::mechanisms::plts::FilterParams>,
-    /// The super-packet sender shim on every host, if any connection uses super-packets.
-    pub sp_sender: Option<SpSenderSpec>,
-    /// Hosts sending only first packets of super-packets of the given length (sp-dos).
-    pub sp_attackers: Vec<(HostId, u32)>,
+    /// The hosts' shims, in chain order: each recipe builds one per host that runs it.
+    pub host_shims: Vec<ShimRecipe>,
     pub output: OutputSpec,
-}
-
-/// The SP sender shim's settings (`mechanisms::sp::sender`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SpSenderSpec {
-    /// T_buffer; None: five full-sized packets at each host's own link rate (the paper's).
-    pub t_buffer: Option<SimTime>,
-    pub max_length: u32,
-    /// §5.3's fixed-length SPs without buffering (None: the paper's buffering sender).
-    pub fixed_length: Option<u32>,
 }
 
 /// A scheduled failure or recovery of the link between two nodes (both directions).

@@ -22,19 +22,11 @@ impl Simulation {
         let hosts: Vec<HostState> = (0..net.hosts.len())
             .map(|h| {
                 let mut shims = ShimChain::default();
-                if let Some(params) = spec.dupack_filter {
-                    shims.push(Box::new(crate::mechanisms::plts::DupAckFilter::new(params)));
-                }
-                if let Some(s) = spec.sp_sender {
-                    use crate::mechanisms::sp::{SpSender, SpSenderParams};
-                    let mut params = SpSenderParams::for_link(net.ports[net.host_nic[h].idx()].rate());
-                    params.t_buffer = s.t_buffer.unwrap_or(params.t_buffer);
-                    params.max_length = s.max_length;
-                    params.fixed_length = s.fixed_length;
-                    shims.push(Box::new(SpSender::new(params)));
-                }
-                for &(_, length) in spec.sp_attackers.iter().filter(|(a, _)| a.idx() == h) {
-                    shims.push(Box::new(crate::mechanisms::sp::SpAttacker::new(length)));
+                let nic_rate = net.ports[net.host_nic[h].idx()].rate();
+                for recipe in &spec.host_shims {
+                    if let Some(shim) = recipe.build(HostId(h as u32), nic_rate) {
+                        shims.push(shim);
+                    }
                 }
                 HostState { shims, reassembly: Reassembler::new(spec.reassembly_timeout) }
             })

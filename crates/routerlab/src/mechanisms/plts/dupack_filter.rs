@@ -28,10 +28,10 @@
 
 use std::collections::HashMap;
 
-use crate::host::{HostShim, Ingress};
+use crate::host::{BuildShim, HostShim, Ingress};
 use crate::ids::{HostId, PacketId};
 use crate::net::packet::{PROTO_TCP, PacketPool, TcpFlags};
-use crate::units::SimTime;
+use crate::units::{Rate, SimTime};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FilterKind {
@@ -201,6 +201,12 @@ impl HostShim for DupAckFilter {
 
     fn name(&self) -> &'static str {
         "dupack-filter"
+    }
+}
+
+impl BuildShim for FilterParams {
+    fn build(&self, _host: HostId, _nic_rate: Rate) -> Option<Box<dyn HostShim>> {
+        Some(Box::new(DupAckFilter::new(*self)))
     }
 }
 

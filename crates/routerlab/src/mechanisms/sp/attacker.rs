@@ -5,10 +5,24 @@
 //! and how the epoch and per-host accounting bound it.
 
 use super::wire::SpMark;
-use crate::host::HostShim;
-use crate::ids::PacketId;
+use crate::host::{BuildShim, HostShim};
+use crate::ids::{HostId, PacketId};
 use crate::net::packet::PacketPool;
-use crate::units::SimTime;
+use crate::units::{Rate, SimTime};
+
+/// One attacking host and the SP length it claims, as a scenario specifies it
+/// (`[hosts] sp_attackers`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpAttackerSpec {
+    pub host: HostId,
+    pub length: u32,
+}
+
+impl BuildShim for SpAttackerSpec {
+    fn build(&self, host: HostId, _nic_rate: Rate) -> Option<Box<dyn HostShim>> {
+        (host == self.host).then(|| Box::new(SpAttacker::new(self.length)) as Box<dyn HostShim>)
+    }
+}
 
 #[derive(Debug)]
 pub struct SpAttacker {

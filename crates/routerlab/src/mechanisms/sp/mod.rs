@@ -19,7 +19,7 @@ pub mod sender;
 pub mod table;
 pub mod wire;
 
-pub use attacker::SpAttacker;
+pub use attacker::{SpAttacker, SpAttackerSpec};
 pub use manager::{SpEpoch, SpManager, SpOccupancy, SpParams, SpStats, SpVariant};
-pub use sender::{SpSender, SpSenderParams};
+pub use sender::{SpSender, SpSenderParams, SpSenderSpec};
 pub use wire::SpMark;

@@ -20,10 +20,31 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::wire::{MAX_SP_LENGTH, SpMark};
-use crate::host::HostShim;
+use crate::host::{BuildShim, HostShim};
 use crate::ids::{HostId, PacketId};
 use crate::net::packet::{FlowKey, MetaFlags, PacketPool};
 use crate::units::{Rate, SimTime, Size};
+
+/// The sender shim as a scenario specifies it, every host's T_buffer at its own link rate
+/// unless given.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpSenderSpec {
+    /// T_buffer; None: five full-sized packets at each host's own link rate (the paper's).
+    pub t_buffer: Option<SimTime>,
+    pub max_length: u32,
+    /// §5.3's fixed-length SPs without buffering (None: the paper's buffering sender).
+    pub fixed_length: Option<u32>,
+}
+
+impl BuildShim for SpSenderSpec {
+    fn build(&self, _host: HostId, nic_rate: Rate) -> Option<Box<dyn HostShim>> {
+        let mut params = SpSenderParams::for_link(nic_rate);
+        params.t_buffer = self.t_buffer.unwrap_or(params.t_buffer);
+        params.max_length = self.max_length;
+        params.fixed_length = self.fixed_length;
+        Some(Box::new(SpSender::new(params)))
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpSenderParams {

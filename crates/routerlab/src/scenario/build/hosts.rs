@@ -1,24 +1,19 @@
 //! The `[hosts]` table into the shims every host runs: PLTS's DUPACK filter, the super-packet
 //! sender, super-packet attackers.
 
-use crate::ids::HostId;
+use crate::host::ShimRecipe;
 use crate::mechanisms::plts::{FilterKind, FilterParams};
+use crate::mechanisms::sp::{SpAttackerSpec, SpSenderSpec};
 use crate::scenario::Scenario;
 use crate::scenario::schema::DupAckFilterName;
-use crate::sim::SpSenderSpec;
 
 use super::Problems;
 use super::checks::{check_sp_without_ecn, check_sp_without_ka};
 use super::names::Names;
 
-/// The shims of a scenario's hosts.
-pub(super) struct HostShims {
-    pub(super) dupack_filter: Option<FilterParams>,
-    pub(super) sp_sender: Option<SpSenderSpec>,
-    pub(super) sp_attackers: Vec<(HostId, u32)>,
-}
-
-pub(super) fn host_shims(sc: &Scenario, names: &Names, p: &mut Problems) -> HostShims {
+/// The shims of a scenario's hosts, in chain order: the DUPACK filter, the SP sender, the
+/// attackers.
+pub(super) fn host_shims(sc: &Scenario, names: &Names, p: &mut Problems) -> Vec<ShimRecipe> {
     let hosts = &sc.file.hosts;
     if hosts.dupack_filter_percentile.0 <= 0.0 {
         p.at("hosts.dupack_filter_percentile", "must be above 0");
@@ -40,12 +35,12 @@ pub(super) fn host_shims(sc: &Scenario, names: &Names, p: &mut Problems) -> Host
             p.at(format!("hosts.{key}"), format!("{n} is not 1 to 63 (the 6-bit length field)"));
         }
     }
-    let sp_attackers: Vec<(HostId, u32)> = hosts
+    let sp_attackers: Vec<SpAttackerSpec> = hosts
         .sp_attackers
         .iter()
         .enumerate()
         .filter_map(|(i, n)| names.host(n, &format!("hosts.sp_attackers[{i}]"), p))
-        .map(|h| (h, hosts.sp_attack_length))
+        .map(|host| SpAttackerSpec { host, length: hosts.sp_attack_length })
         .collect();
     if !(1..=crate::mechanisms::sp::wire::MAX_SP_LENGTH).contains(&hosts.sp_attack_length) {
         p.at(
@@ -59,5 +54,8 @@ pub(super) fn host_shims(sc: &Scenario, names: &Names, p: &mut Problems) -> Host
         max_length: hosts.sp_max_length,
         fixed_length: hosts.sp_fixed_length,
     });
-    HostShims { dupack_filter, sp_sender, sp_attackers }
+    let mut shims: Vec<ShimRecipe> = dupack_filter.into_iter().map(ShimRecipe::new).collect();
+    shims.extend(sp_sender.map(ShimRecipe::new));
+    shims.extend(sp_attackers.into_iter().map(ShimRecipe::new));
+    shims
 }

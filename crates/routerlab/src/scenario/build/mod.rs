@@ -12,7 +12,7 @@ mod topology;
 mod transport;
 mod workloads;
 
-use hosts::{HostShims, host_shims};
+use hosts::host_shims;
 use names::Names;
 use output::output;
 use topology::{build_topology, link_events, set_forwarding};
@@ -93,7 +93,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
     let Workloads { flows, generators, groups } = workloads(sc, &names, &mut p);
     let link_changes = link_events(sc, &names, &mut p);
     let output = output(&sc.file.output, &names, flows.len(), &mut p);
-    let HostShims { dupack_filter, sp_sender, sp_attackers } = host_shims(sc, &names, &mut p);
+    let host_shims = host_shims(sc, &names, &mut p);
     if !p.0.is_empty() {
         return Err(p.0);
     }
@@ -106,9 +106,7 @@ pub(super) fn build(sc: &Scenario) -> Result<SimSpec, Vec<ScenarioError>> {
         groups,
         link_changes,
         reassembly_timeout: sc.file.hosts.reassembly_timeout.0,
-        dupack_filter,
-        sp_sender,
-        sp_attackers,
+        host_shims,
         output,
     })
 }
