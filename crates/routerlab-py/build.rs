@@ -31,5 +31,10 @@ fn main() {
     {
         println!("cargo:rerun-if-changed={}", git.join(r.trim()).display());
     }
+    // And when a source file changes, so that an edit not yet committed is stamped `-dirty`
+    // (HEAD alone does not move then). Directories are scanned recursively.
+    for dir in ["crates/routerlab/src", "crates/routerlab-py/src", "python/routerlab"] {
+        println!("cargo:rerun-if-changed={}", root.join(dir).display());
+    }
     println!("cargo:rerun-if-env-changed=ROUTERLAB_GIT_COMMIT");
 }
