@@ -87,6 +87,9 @@ impl Qdisc for AnyQdisc {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         dispatch!(self, q => q.counters())
     }
+    fn overloaded(&self) -> SimTime {
+        dispatch!(self, q => q.overloaded())
+    }
 }
 
 impl std::fmt::Debug for AnyQdisc {

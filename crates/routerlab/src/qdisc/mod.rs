@@ -205,4 +205,9 @@ pub trait Qdisc {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+    /// Time during which the arrivals outran what the discipline is sized for (CP's header
+    /// buffer: the links table's `cp_overload_s`); zero for a discipline without such a size.
+    fn overloaded(&self) -> SimTime {
+        SimTime::ZERO
+    }
 }

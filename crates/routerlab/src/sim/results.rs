@@ -34,7 +34,6 @@ use super::{Carrier, Simulation};
 use crate::units::SimTime;
 use std::collections::HashMap;
 
-use crate::builtins::AnyQdisc;
 use crate::mechanisms::taq::EpochLog;
 use crate::net::packet::FlowKey;
 use crate::qdisc::{DropCause, Qdisc};
@@ -352,10 +351,7 @@ pub(super) fn collect(sim: &Simulation) -> Results {
                 drops,
                 cuts: qs.drops[DropCause::PayloadCut as usize],
                 header_drops: qs.drops[DropCause::HeaderOverflow as usize],
-                cp_overload_s: match p.qdisc() {
-                    AnyQdisc::Cp(q) => q.overloaded().as_secs_f64(),
-                    _ => 0.0,
-                },
+                cp_overload_s: p.qdisc().overloaded().as_secs_f64(),
                 ecn_marks: qs.ecn_marks,
                 queue_high_water_packets: qs.high_water_packets,
                 mean_queue_packets: p.mean_queue_packets(now),

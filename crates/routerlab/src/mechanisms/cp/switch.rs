@@ -184,10 +184,6 @@ impl CpQueue {
     pub fn header_drops(&self) -> u64 {
         self.header_drops
     }
-    /// Time during which the input outran `overload_ratio` × the output (see [`OverloadMeter`]).
-    pub fn overloaded(&self) -> SimTime {
-        self.overload.overloaded()
-    }
     /// Transmission time of the headers sent while data was waiting behind them.
     pub fn data_starved(&self) -> SimTime {
         self.data_starved
@@ -345,6 +341,9 @@ impl Qdisc for CpQueue {
     }
     fn capacity_packets(&self) -> Option<usize> {
         self.data.capacity_packets()
+    }
+    fn overloaded(&self) -> SimTime {
+        self.overload.overloaded()
     }
 }
 
