@@ -100,9 +100,12 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         m["silent"][r.seed][n] = silent_fraction(r)
     timers = [JUDGED_TIMER] + sorted(t for t in metric if t != JUDGED_TIMER)
 
-    def arm_quantities(m: dict) -> dict:
+    def seeds_and_ns(m: dict) -> tuple[list[int], list[int]]:
         seeds = sorted(m["jain20"])
-        ns = sorted(m["jain20"][seeds[0]])
+        return seeds, sorted(m["jain20"][seeds[0]])
+
+    def arm_quantities(m: dict) -> dict:
+        seeds, ns = seeds_and_ns(m)
         return {
             "jain20_at_max_share": mean_ci(m["jain20"][s][ns[0]] for s in seeds),
             "jain20_at_min_share": mean_ci(m["jain20"][s][ns[-1]] for s in seeds),
@@ -124,8 +127,8 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
     est = {}
     for t in timers:
         m = metric[t]
-        seeds = sorted(m["jain20"])
-        for n in sorted(m["jain20"][seeds[0]]):
+        seeds, ns = seeds_and_ns(m)
+        for n in ns:
             rows["timer"].append(t)
             rows["n"].append(n)
             rows["fair_share_kbps"].append(share_bps(n) / 1e3)
@@ -142,8 +145,7 @@ def analyze(exp: dict, runs: list[Run], quick: bool) -> Analysis:  # noqa: ARG00
         "utilization": "utilization",
         "silent": "flows silent for a whole slice",
     }
-    m = metric[JUDGED_TIMER]
-    ns = sorted(m["jain20"][sorted(m["jain20"])[0]])
+    _, ns = seeds_and_ns(metric[JUDGED_TIMER])
 
     def draw(ax):
         x = [share_bps(n) / 1e3 for n in ns]

@@ -274,7 +274,7 @@ impl Port {
             bytes: self.qdisc.len_bytes(),
             capacity_packets: self.qdisc.capacity_packets(),
             rate: self.rate(),
-            in_service_bytes: self.occupancy_bytes(now) - self.qdisc.len_bytes(),
+            in_service_bytes: self.in_service_bytes(now),
         }
     }
 
@@ -332,9 +332,12 @@ impl Port {
     /// Bytes the port holds at `now`: those waiting in the queue, plus what is left to
     /// serialize of the packet on the transmitter (fragments waiting for it not counted).
     pub fn occupancy_bytes(&self, now: SimTime) -> u64 {
-        let in_service =
-            if self.busy_until > now { self.rate().bytes_in(self.busy_until - now).max(1) } else { 0 };
-        self.qdisc.len_bytes() + in_service
+        self.qdisc.len_bytes() + self.in_service_bytes(now)
+    }
+    /// What is left to serialize at `now` of the packet on the transmitter (at least 1 byte
+    /// while it is busy).
+    fn in_service_bytes(&self, now: SimTime) -> u64 {
+        if self.busy_until > now { self.rate().bytes_in(self.busy_until - now).max(1) } else { 0 }
     }
     /// The transmitter is serializing a packet at `now`.
     pub fn is_busy(&self, now: SimTime) -> bool {

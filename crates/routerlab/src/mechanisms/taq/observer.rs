@@ -1,10 +1,11 @@
 //! A passive flow observer: TAQ's tracker on a port whatever its queue, so that flows can be
 //! classified the same way under drop-tail, SFQ, RED and TAQ (the paper's flow evolution, §5.2).
 //!
-//! It is a port stage (`net::stage`), first in its port's chain: the port shows it every arriving
-//! segment, every segment its queue lets go on the wire and every segment it loses after the
-//! arrival (overflow, push-out, early drop); the observer changes nothing. A pushed-out segment was judged on arrival, long
-//! before: the judgement (new or retransmitted) travels with it in `MetaFlags::OBSERVED_RETX`.
+//! It is a port stage (`net::stage`), first in its port's chain: the port shows it every
+//! arriving segment, every segment its queue lets go on the wire and every segment it loses
+//! after the arrival (overflow, push-out, early drop); the observer changes nothing. A
+//! pushed-out segment was judged on arrival, long before: the judgement (new or retransmitted)
+//! travels with it in `MetaFlags::OBSERVED_RETX`.
 
 use std::collections::VecDeque;
 
@@ -38,8 +39,8 @@ impl FlowObserver {
         }
     }
 
-    /// The port's queue let go a packet it had shown on arrival, onto the wire: its SYN's or new data's time
-    /// in the queue times the epoch, as in a TAQ queue (`OneWayEpoch::Queue`).
+    /// The port's queue let go a packet it had shown on arrival, onto the wire: its SYN's or new
+    /// data's time in the queue times the epoch, as in a TAQ queue (`OneWayEpoch::Queue`).
     pub fn observe_departure(&mut self, now: SimTime, p: &Packet) {
         if let Some((key, _)) = FlowKey::of(p) {
             let new_data = p.tcp.payload_len > 0 && !p.meta.flags.has(MetaFlags::OBSERVED_RETX);

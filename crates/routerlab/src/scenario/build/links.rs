@@ -1,8 +1,7 @@
 //! A link's table into what its ports run: queue discipline, MTU, and the stages of
 //! super-packets, Kick-Ass and RCP, each checked.
 
-use crate::builtins::QueueSpec;
-use crate::builtins::StageSpec;
+use crate::builtins::{QueueSpec, StageSpec};
 use crate::mechanisms::cp::CpParams;
 use crate::mechanisms::ka::encoding::Rounding;
 use crate::mechanisms::ka::{KaParams, RcpParams};
