@@ -190,4 +190,46 @@ mod tests {
             (crate::mechanisms::taq::FlowState::TimeoutSilence, 3, 1)
         );
     }
+
+    /// On a port, the observer is told the backlog an arrival waits behind: the bytes queued
+    /// and what is left of the packet on the transmitter.
+    #[test]
+    fn on_a_port_the_observer_hears_the_backlog_ahead_of_each_arrival() {
+        let ms = SimTime::from_ms;
+        use crate::builtins::AnyQdisc;
+        use crate::engine::EventQueue;
+        use crate::ids::{NodeId, PortId};
+        use crate::net::port::Port;
+        use crate::qdisc::{DropTail, DropTailParams};
+        use crate::rng::{SimRng, StreamId};
+        use crate::units::{Rate, Size};
+        let queue = DropTail::new(DropTailParams { limit: Size::Packets(10), ecn_threshold: None });
+        let rate = Rate::from_mbps(1);
+        let rng = SimRng::new(1, StreamId::LinkLoss(0));
+        let mut port = Port::new(
+            PortId(0),
+            NodeId(0),
+            NodeId(1),
+            rate,
+            ms(1),
+            0,
+            1500,
+            0.0,
+            AnyQdisc::DropTail(queue),
+            rng,
+        );
+        port.insert_stage(0, Box::new(FlowObserver::new(TrackerParams::default())));
+        let (mut pool, mut events, mut drops) = (PacketPool::new(), EventQueue::new(), Vec::new());
+        let mut free = |p, _, pool: &mut PacketPool| pool.free(p);
+        let mut offer = |at: SimTime, port: &mut Port| {
+            let p = pool.alloc(segment(1, 960, false)); // 1000 bytes: 8 ms at 1 Mbps
+            port.enqueue(at, p, &mut pool, &mut events, &mut drops, &mut free);
+            super::super::port_tracker(port).unwrap().local_delay
+        };
+        assert_eq!(offer(ms(0), &mut port), SimTime::ZERO, "an idle port");
+        // 6 ms of the first packet left to send.
+        assert_eq!(offer(ms(2), &mut port), ms(6));
+        // 5 ms of it, and the second packet queued behind it.
+        assert_eq!(offer(ms(3), &mut port), ms(13));
+    }
 }
