@@ -58,10 +58,10 @@ fn packet(inp: &mut Input) -> Packet {
         t.ts_val = inp.u32();
         t.ts_ecr = inp.u32();
         t.cut = inp.bit();
-        t.xr.ka_permitted = inp.bit();
-        t.xr.rcp = inp.bit();
-        t.xr.rcp_rtt_us = inp.u32();
-        t.xr.rcp_rate = Rate(inp.u32() as u64 * 1000);
+        t.xr.fragment_rate_permitted = inp.bit();
+        t.xr.rate_header = inp.bit();
+        t.xr.header_rtt_us = inp.u32();
+        t.xr.header_rate = Rate(inp.u32() as u64 * 1000);
         t.xr.echo = Rate(inp.u32() as u64 * 1000);
         for _ in 0..(inp.byte() as usize % 5).min(t.sack_room()) {
             let left = inp.u32() as u64;

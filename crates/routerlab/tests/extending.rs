@@ -1,18 +1,20 @@
-//! The five ways to extend routerlab without touching the engine, each with one small complete
-//! example (these are the examples of `docs/extending.md`).
+//! The ways to extend routerlab without touching the engine, each with one small complete
+//! example, and a whole mechanism built from them outside the crate (these are the examples of
+//! `docs/extending.md`).
 
 use routerlab::builtins::AnyQdisc;
 use routerlab::host::{HostShim, Ingress};
 use routerlab::ids::{ConnId, PacketId, PortId};
 use routerlab::net::forwarding::NextHopPolicy;
-use routerlab::net::packet::{Packet, PacketPool, TcpFlags};
+use routerlab::net::packet::{Packet, PacketPool, RateFields, TcpFlags, TcpSegment};
 use routerlab::net::port::Port;
 use routerlab::qdisc::{DropCause, Qdisc, QdiscStats, Verdict};
 use routerlab::rng::SimRng;
 use routerlab::scenario::Scenario;
 use routerlab::sim::Simulation;
-use routerlab::tcp::cc::{AckSample, AnyCc, CongestionControl, Window};
-use routerlab::units::SimTime;
+use routerlab::tcp::cc::{AckSample, AnyCc, CcConfig, CongestionControl, Window};
+use routerlab::tcp::endpoint::{BuildController, ControllerRecipe, EndpointPart};
+use routerlab::units::{Rate, SimTime};
 use std::collections::VecDeque;
 
 const DUMBBELL: &str = r#"
@@ -304,4 +306,123 @@ fn a_custom_port_stage() {
     assert!(l.tx_packets > 2 * 10_000);
     // The timer fired every millisecond of the 2 s run (at 0, 1, …, 1999 ms).
     assert_eq!(ticks.load(std::sync::atomic::Ordering::Relaxed), 2000);
+}
+
+// ---------------------------------------------------------------- 6. a whole mechanism
+
+/// A sixth mechanism outside the crate, with a router part and an endpoint part, written only
+/// against the extension points: routers lower a rate header on every data segment to their
+/// cap (a port stage), the receiver echoes the rate it got (an endpoint part), and the sender
+/// keeps a window of rate × SRTT (a controller). Both parts come from one recipe
+/// (`BuildController`), which a flow's `TcpConfig` names.
+#[derive(Debug)]
+struct RateCapParams;
+
+/// The router part: lowers the rate header of each departing segment to `cap`.
+struct RateCap {
+    cap: routerlab::units::Rate,
+}
+
+impl routerlab::net::stage::PortStage for RateCap {
+    fn on_departure(
+        &mut self,
+        _now: SimTime,
+        pkt: PacketId,
+        pool: &mut PacketPool,
+        _q: &routerlab::net::stage::QueueView,
+        out: &mut VecDeque<PacketId>,
+        _drops: &mut Vec<(PacketId, DropCause)>,
+    ) {
+        let xr = &mut pool.get_mut(pkt).tcp.xr;
+        if xr.rate_header {
+            xr.header_rate = xr.header_rate.min(self.cap);
+        }
+        out.push_back(pkt);
+    }
+}
+
+/// The endpoint part: a rate header on every segment from the SYN on; the rate a data segment
+/// arrived with goes back on the next segment, and a rate echoed to us to the controller.
+#[derive(Debug, Default)]
+struct RateCapEndpoint {
+    echo: routerlab::units::Rate,
+}
+
+impl RateCapEndpoint {
+    fn header(&mut self) -> RateFields {
+        let echo = std::mem::take(&mut self.echo);
+        RateFields { rate_header: true, header_rate: Rate(u64::MAX), echo, ..RateFields::default() }
+    }
+}
+
+impl EndpointPart for RateCapEndpoint {
+    fn name(&self) -> &'static str {
+        "rate-cap"
+    }
+    fn syn_fields(&mut self) -> RateFields {
+        self.header()
+    }
+    fn agree(&mut self, seg: &TcpSegment, _server: bool) -> bool {
+        seg.xr.rate_header
+    }
+    fn fixed_fields(&self) -> RateFields {
+        RateFields { rate_header: true, ..RateFields::default() }
+    }
+    fn segment_fields(&mut self, _srtt: Option<SimTime>) -> RateFields {
+        self.header()
+    }
+    fn on_segment(&mut self, seg: &TcpSegment) -> Option<Rate> {
+        if seg.payload_len > 0 && seg.xr.header_rate != Rate(u64::MAX) {
+            self.echo = seg.xr.header_rate;
+        }
+        (seg.xr.echo != Rate(0)).then_some(seg.xr.echo)
+    }
+}
+
+/// The controller: the window is the echoed rate × SRTT; before any echo, the initial window.
+struct RateCapSender;
+
+impl CongestionControl for RateCapSender {
+    fn name(&self) -> &'static str {
+        "rate-cap"
+    }
+    fn on_ack(&mut self, _w: &mut Window, _ack: &AckSample) {}
+    fn ssthresh_on_loss(&mut self, w: &Window, _now: SimTime, _in_flight: u64) -> u64 {
+        w.cwnd
+    }
+    fn on_explicit_rate(&mut self, w: &mut Window, _now: SimTime, rate: Rate, srtt: Option<SimTime>) {
+        if let Some(rtt) = srtt {
+            w.cwnd = rate.bytes_in(rtt).max(w.mss);
+        }
+    }
+}
+
+impl BuildController for RateCapParams {
+    fn controller(&self) -> Box<dyn CongestionControl + Send + Sync> {
+        Box::new(RateCapSender)
+    }
+    fn endpoint_part(&self) -> Option<Box<dyn EndpointPart>> {
+        Some(Box::<RateCapEndpoint>::default())
+    }
+}
+
+#[test]
+fn a_mechanism_with_router_and_endpoint_parts() {
+    // Two segments per RTT before any echo: 2 · 1448 · 8 / 4.2 ms ≈ 5.5 Mbps a flow.
+    let text = DUMBBELL.replace("kind = \"bulk\"", "kind = \"bulk\"\ntransport = { init_cwnd = 2 }");
+    let (_, mut spec) = Scenario::load(&text).unwrap();
+    for f in &mut spec.flows {
+        f.tcp.cc = CcConfig::Plugin(ControllerRecipe::new(RateCapParams));
+    }
+    let mut s = Simulation::new(&spec);
+    let port = s.port_named("left->right").unwrap();
+    s.add_port_stage(port, Box::new(RateCap { cap: Rate::from_mbps(30) }));
+    s.run();
+    let r = s.results();
+    assert_eq!(s.sender_socket(ConnId(0)).endpoint_part().map(|p| p.name()), Some("rate-cap"));
+    // Each flow follows the 30 Mbps the router signals (its window rate × SRTT), where the
+    // initial window alone would give 5.5.
+    for f in &r.flows {
+        assert!((25e6..30.5e6).contains(&f.goodput_bps), "{}", f.goodput_bps);
+    }
 }

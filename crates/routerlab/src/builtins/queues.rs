@@ -5,6 +5,7 @@
 use crate::ids::PacketId;
 use crate::mechanisms::cp::{CpParams, CpQueue};
 use crate::mechanisms::taq::{TaqParams, TaqQueue};
+use crate::net::flow_epoch::FlowEpoch;
 use crate::net::packet::{Packet, PacketPool};
 use crate::qdisc::{
     DropCause, DropTail, DropTailParams, FqCodel, FqCodelParams, Qdisc, QdiscStats, Red, RedParams, Sfq,
@@ -89,6 +90,12 @@ impl Qdisc for AnyQdisc {
     }
     fn overloaded(&self) -> SimTime {
         dispatch!(self, q => q.overloaded())
+    }
+    fn record_flow_epochs(&mut self) -> bool {
+        dispatch!(self, q => q.record_flow_epochs())
+    }
+    fn flow_epochs(&self, now: SimTime) -> Option<Vec<FlowEpoch>> {
+        dispatch!(self, q => q.flow_epochs(now))
     }
 }
 

@@ -7,8 +7,8 @@
 
 A **host shim** is the endpoint-side twin of a router port's pipeline: it sees every packet a
 host sends and receives, and may pass it on, hold it, rewrite it, or consume it. Mechanisms
-that change end hosts without changing TCP plug in here — super-packets' sender buffering,
-the PLTS DUPACK-filtering agent (a hypervisor-level agent, in the paper's words). A shim owns
+that change end hosts without changing TCP plug in here — a sender that groups segments, an
+agent that filters duplicate ACKs below the guests (a hypervisor's, say). A shim owns
 its state and timers; it never sees the engine.
 
 A shim that holds packets asks to be woken with `poll_at` and releases them from `on_timer`.
@@ -23,7 +23,7 @@ use crate::net::recipe::{Params, Recipe};
 use crate::units::{Rate, SimTime};
 
 /// What builds a host's shim: its parameters, as a scenario specifies them (the built-in ones
-/// are the mechanisms' own: PLTS's DUPACK filter, the super-packet sender and attacker).
+/// are the mechanisms', gathered above the core).
 pub trait BuildShim: Params {
     /// The shim for host `host`, whose NIC runs at `nic_rate`; None if this host runs none.
     fn build(&self, host: HostId, nic_rate: Rate) -> Option<Box<dyn HostShim>>;

@@ -7,9 +7,8 @@
 //!   headers on the hot path — only one integer mix.
 //!
 //! - Per packet: a [`NextHopPolicy`] the switch asks for every packet that has more than one
-//!   next hop, built from the scenario's [`PolicyRecipe`] (the built-in ones are PLTS's
-//!   spraying policies, `mechanisms::plts::spray`) or installed by hand (see
-//!   `docs/extending.md`).
+//!   next hop, built from the scenario's [`PolicyRecipe`] (the built-in ones are gathered
+//!   above the core) or installed by hand (see `docs/extending.md`).
 
 use std::sync::Arc;
 

@@ -67,8 +67,8 @@ struct Partial {
     deadline: SimTime,
 }
 
-/// A datagram put back together, and how long its leading fragment was (Kick-Ass's receiver
-/// reads its rate from that).
+/// A datagram put back together, and how long its leading fragment was (a router may signal in
+/// that length: the socket's endpoint part reads it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reassembled {
     pub packet: Packet,

@@ -9,6 +9,7 @@ Node ids, port ids and host ids are dense indices, assigned in the order of the 
 table is a `Vec` and every iteration order is deterministic.
 */
 
+pub mod flow_epoch;
 pub mod forwarding;
 pub mod fragment;
 pub mod index;

@@ -149,36 +149,41 @@ impl SackList {
     }
 }
 
-/// Explicit-rate fields (`mechanisms::ka`): Kick-Ass's option and rate echo, native RCP's header.
-/// On the wire they are experimental TCP options (RFC 6994), see [`RateFields::option_bytes`].
+/// Explicit-rate fields: options by which routers tell endpoints a rate and endpoints feed it
+/// back (the explicit-rate mechanisms' endpoint parts and routers read and write them). On the
+/// wire they are experimental TCP options (RFC 6994), see [`RateFields::option_bytes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
 pub struct RateFields {
-    /// Kick-Ass-permitted (SYN and SYN-ACK): this end speaks Kick-Ass.
-    pub ka_permitted: bool,
-    /// The segment carries native RCP's header: `rcp_rate` and `rcp_rtt_us`, and `echo`.
-    pub rcp: bool,
-    /// RCP: the sender's RTT estimate in microseconds (0: none yet), which routers average.
-    pub rcp_rtt_us: u32,
-    /// RCP: the rate this segment may be sent at: the sender asks for `Rate(u64::MAX)`, every
-    /// RCP router on the way lowers it to its own rate.
-    pub rcp_rate: Rate,
-    /// A rate fed back to the data sender, `Rate(0)` for none: Kick-Ass's receiver puts the rate
-    /// it decoded from the last leading fragment here, RCP's the last header rate it received.
-    /// Modelled as a field of the ACK that itself needs no acknowledgment (the paper carries it
-    /// in the ACK's payload, §II).
+    /// A handshake option (SYN and SYN-ACK): this end reads rates that routers signal in the
+    /// length of a datagram's leading fragment.
+    pub fragment_rate_permitted: bool,
+    /// The segment carries a rate header: `header_rate`, `header_rtt_us` and `echo`.
+    pub rate_header: bool,
+    /// Rate header: the sender's RTT estimate in microseconds (0: none yet), which routers
+    /// average.
+    pub header_rtt_us: u32,
+    /// Rate header: the rate this segment may be sent at: the sender asks for `Rate(u64::MAX)`,
+    /// every router on the way that reads the header lowers it to its own rate.
+    pub header_rate: Rate,
+    /// A rate fed back to the data sender, `Rate(0)` for none: the rate a receiver read from the
+    /// last leading fragment, or from the last rate header it received. Modelled as a field of
+    /// the ACK that itself needs no acknowledgment.
     pub echo: Rate,
+    /// Without a rate header, the echo's wire form: the leading-fragment length the rate was
+    /// read from (a 2-byte option).
+    pub echo_length: u16,
 }
 
 impl RateFields {
-    /// Option bytes: Kick-Ass-permitted 4 (kind 253, length, ExID), Kick-Ass's echo 6 (the
-    /// leading-fragment length as 2 bytes), RCP's header 16 (rate and echo in Kbit/s and the
-    /// RTT in µs, 4 bytes each).
+    /// Option bytes: fragment-rate-permitted 4 (kind 253, length, ExID), an echo without a rate
+    /// header 6 (the leading-fragment length as 2 bytes), the rate header 16 (rate and echo in
+    /// Kbit/s and the RTT in µs, 4 bytes each).
     pub fn option_bytes(&self) -> u32 {
         let mut n = 0;
-        if self.ka_permitted {
+        if self.fragment_rate_permitted {
             n += 4;
         }
-        if self.rcp {
+        if self.rate_header {
             n += 16;
         } else if self.echo.0 != 0 {
             n += 6;
@@ -241,13 +246,13 @@ pub struct TcpSegment {
     pub ts: bool,
     pub ts_val: u32,
     pub ts_ecr: u32,
-    /// CP: a switch cut the payload off; only the headers travel on, and `payload_len` still
-    /// says how much was cut (see `mechanisms::cp`). A reserved header bit on the wire.
+    /// A router cut the payload off; only the headers travel on, and `payload_len` still says
+    /// how much was cut. A reserved header bit on the wire.
     pub cut: bool,
     pub sack: SackList,
     /// Bytes of payload (an IPv4 datagram holds at most 65 495 after the headers).
     pub payload_len: u16,
-    /// Kick-Ass and RCP fields.
+    /// Explicit-rate fields.
     pub xr: RateFields,
 }
 
@@ -294,9 +299,10 @@ impl MetaFlags {
     /// Set by a port's passive flow observer on arrival: it counted the segment a
     /// retransmission (read back if that port drops it).
     pub const OBSERVED_RETX: MetaFlags = MetaFlags(2);
-    /// Sent by a connection with super-packets on: its host's SP shim groups it.
-    pub const SP_SENDER: MetaFlags = MetaFlags(4);
-    /// Addressed to nobody: the receiving host discards it (Kick-Ass's RTT indicators).
+    /// Sent by a connection that lets its host's shims group its segments into larger units
+    /// (`TcpConfig::groupable`).
+    pub const GROUPABLE: MetaFlags = MetaFlags(4);
+    /// Addressed to nobody: the receiving host discards it (an endpoint part's signal datagram).
     pub const DISCARD: MetaFlags = MetaFlags(8);
 
     #[inline]
@@ -634,7 +640,7 @@ mod tests {
         let b = |l, r| SackBlock { left: l, right: r };
         let mut s = SackList::new();
         assert!(s.is_empty() && s.as_slice().is_empty());
-        assert!(s.push(b(10, 20)) && s.push(b(40, 30))); // a SACK block and a CP PACK
+        assert!(s.push(b(10, 20)) && s.push(b(40, 30))); // a SACK block and a loss report
         assert_eq!((s.len(), s.as_slice()), (2, &[b(10, 20), b(40, 30)][..]));
         assert!(s.push(b(50, 60)) && s.push(b(70, 80)) && !s.push(b(90, 95)));
         assert_eq!(s.len(), MAX_SACK_BLOCKS);
@@ -659,7 +665,7 @@ mod tests {
                     list.clear();
                     model.clear();
                 } else {
-                    // op 1: a CP PACK (edges swapped); otherwise a SACK block.
+                    // op 1: a loss report (edges swapped); otherwise a SACK block.
                     let b = if op == 1 { SackBlock { left: left + len, right: left } } else { SackBlock { left, right: left + len } };
                     let room = model.len() < MAX_SACK_BLOCKS;
                     proptest::prop_assert_eq!(list.push(b), room);

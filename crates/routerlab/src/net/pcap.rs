@@ -3,13 +3,13 @@
 //!
 //! Packets are representations, so the bytes are built here: an IPv4 header (with checksum,
 //! DF/MF, fragment offset), then the transport header — TCP with its options (MSS,
-//! SACK-permitted, timestamps, SACK blocks, Kick-Ass's and RCP's experimental options, NOP padding) and a
+//! SACK-permitted, timestamps, SACK blocks, the explicit-rate experimental options, NOP padding) and a
 //! correct checksum, or UDP — and a payload of zeros, cut at `snaplen` (the record keeps the
 //! original length). Zeros add nothing to the Internet checksum, so TCP checksums are right even
 //! though the payload is not captured. A fragment's record carries its own slice of the
 //! datagram: the leading fragment the TCP header, the others payload only.
 //!
-//! A CP-cut segment is written as what travels: its headers, with the cut mark in a reserved
+//! A segment whose payload a router cut off is written as what travels: its headers, with the cut mark in a reserved
 //! bit ([`CUT_BIT`]).
 //!
 //! Hosts appear as 10.0.0.0 + host id + 1 (host 0 is 10.0.0.1). Sequence numbers start at 0
@@ -19,11 +19,12 @@ use crate::net::packet::{IPV4_HEADER_BYTES, PROTO_TCP, PROTO_UDP, Packet, RateFi
 use crate::units::{PS_PER_S, Rate, SimTime};
 
 const LINKTYPE_RAW: u32 = 101;
-/// CP's cut mark: the highest of the TCP header's reserved bits (byte 12, our choice).
+/// The payload-cut mark: the highest of the TCP header's reserved bits (byte 12, our choice).
 pub const CUT_BIT: u8 = 0x08;
-/// Experiment ids (RFC 6994) of our Kick-Ass and RCP options: "KA" and "RC" in ASCII.
-pub const KA_EXID: [u8; 2] = *b"KA";
-pub const RCP_EXID: [u8; 2] = *b"RC";
+/// Experiment ids (RFC 6994) of the explicit-rate options, as the wire carries them: the
+/// fragment-rate options' and the rate header's, two ASCII letters each.
+pub const FRAGMENT_RATE_EXID: [u8; 2] = *b"KA";
+pub const RATE_HEADER_EXID: [u8; 2] = *b"RC";
 
 /// The IPv4 address of host `id`.
 pub fn host_addr(id: u32) -> [u8; 4] {
@@ -48,7 +49,7 @@ pub fn checksum(words: &[u8], initial: u32) -> u16 {
 fn transport_header(p: &Packet) -> Vec<u8> {
     let (src, dst) = (host_addr(p.ip.src.0), host_addr(p.ip.dst.0));
     let datagram_payload = if p.ip.protocol == PROTO_TCP {
-        // A CP-cut segment is its header alone.
+        // A cut segment is its header alone.
         p.tcp.header_len() + if p.tcp.cut { 0 } else { p.tcp.payload_len as u32 }
     } else {
         // Unbound (UDP) packets: everything after the IP header of the whole datagram.
@@ -122,24 +123,23 @@ fn transport_header(p: &Packet) -> Vec<u8> {
     h
 }
 
-/// Kick-Ass's and RCP's fields as experimental options (RFC 6994: kind 253 or 254, length, a
+/// The explicit-rate fields as experimental options (RFC 6994: kind 253 or 254, length, a
 /// 2-byte experiment id, data), as `RateFields::option_bytes` counts them.
 fn write_rate_options(xr: &RateFields, h: &mut [u8], mut o: usize) -> usize {
-    if xr.ka_permitted {
-        h[o..o + 4].copy_from_slice(&[253, 4, KA_EXID[0], KA_EXID[1]]);
+    if xr.fragment_rate_permitted {
+        h[o..o + 4].copy_from_slice(&[253, 4, FRAGMENT_RATE_EXID[0], FRAGMENT_RATE_EXID[1]]);
         o += 4;
     }
     let kbps = |r: Rate| (r.bps() / 1000).min(u32::MAX as u64) as u32;
-    if xr.rcp {
-        h[o..o + 4].copy_from_slice(&[254, 16, RCP_EXID[0], RCP_EXID[1]]);
-        h[o + 4..o + 8].copy_from_slice(&kbps(xr.rcp_rate).to_be_bytes());
-        h[o + 8..o + 12].copy_from_slice(&xr.rcp_rtt_us.to_be_bytes());
+    if xr.rate_header {
+        h[o..o + 4].copy_from_slice(&[254, 16, RATE_HEADER_EXID[0], RATE_HEADER_EXID[1]]);
+        h[o + 4..o + 8].copy_from_slice(&kbps(xr.header_rate).to_be_bytes());
+        h[o + 8..o + 12].copy_from_slice(&xr.header_rtt_us.to_be_bytes());
         h[o + 12..o + 16].copy_from_slice(&kbps(xr.echo).to_be_bytes());
         o += 16;
     } else if xr.echo.0 != 0 {
-        let len = crate::mechanisms::ka::encoding::length_for_rate(xr.echo).unwrap_or(0) as u16;
-        h[o..o + 4].copy_from_slice(&[253, 6, KA_EXID[0], KA_EXID[1]]);
-        h[o + 4..o + 6].copy_from_slice(&len.to_be_bytes());
+        h[o..o + 4].copy_from_slice(&[253, 6, FRAGMENT_RATE_EXID[0], FRAGMENT_RATE_EXID[1]]);
+        h[o + 4..o + 6].copy_from_slice(&xr.echo_length.to_be_bytes());
         o += 6;
     }
     o
@@ -304,26 +304,31 @@ mod tests {
     }
 
     #[test]
-    fn kick_ass_and_rcp_fields_are_experimental_options() {
+    fn explicit_rate_fields_are_experimental_options() {
         use crate::net::packet::{RateFields, TcpSegment};
-        let ka = RateFields { ka_permitted: true, echo: Rate::from_kbps(14_769), ..RateFields::default() };
-        let seg = TcpSegment { xr: ka, ..TcpSegment::default() };
+        let by_length = RateFields {
+            fragment_rate_permitted: true,
+            echo: Rate::from_kbps(14_769),
+            echo_length: 640,
+            ..RateFields::default()
+        };
+        let seg = TcpSegment { xr: by_length, ..TcpSegment::default() };
         let p = Packet::tcp_for_test(crate::ids::HostId(0), crate::ids::HostId(1), seg);
         let h = transport_header(&p);
         assert_eq!(h.len(), 20 + 12, "4 + 6 option bytes, padded");
         assert_eq!(&h[20..24], &[253, 4, b'K', b'A']);
         assert_eq!(&h[24..28], &[253, 6, b'K', b'A']);
         assert_eq!(u16::from_be_bytes([h[28], h[29]]), 640, "the leading-fragment length of 14.77 Mbit/s");
-        let rcp = RateFields {
-            rcp: true,
-            rcp_rate: Rate::from_mbps(12),
-            rcp_rtt_us: 100_000,
+        let header = RateFields {
+            rate_header: true,
+            header_rate: Rate::from_mbps(12),
+            header_rtt_us: 100_000,
             ..RateFields::default()
         };
         let p = Packet::tcp_for_test(
             crate::ids::HostId(0),
             crate::ids::HostId(1),
-            TcpSegment { xr: rcp, ..TcpSegment::default() },
+            TcpSegment { xr: header, ..TcpSegment::default() },
         );
         let h = transport_header(&p);
         assert_eq!(&h[20..24], &[254, 16, b'R', b'C']);

@@ -27,6 +27,7 @@ use std::collections::VecDeque;
 use crate::builtins::AnyQdisc;
 use crate::engine::{Event, EventQueue};
 use crate::ids::{NodeId, PacketId, PortId};
+use crate::net::flow_epoch::FlowEpoch;
 use crate::net::fragment::fragment_to_mtu;
 use crate::net::packet::{PacketPool, PipeLink};
 use crate::net::stage::{PortStage, QueueView};
@@ -65,7 +66,7 @@ pub struct LinkDrops {
     pub link_losses: u64,
     /// Dropped because the link was down.
     pub link_down_drops: u64,
-    /// Packets the stage refused before the queue (e.g. super-packet admission).
+    /// Packets the stage refused before the queue (an admission stage).
     pub stage_drops: u64,
     /// Packets too large for the link with DF set (`DropCause::FragmentationNeeded`).
     pub frag_needed_drops: u64,
@@ -265,6 +266,17 @@ impl Port {
     /// The port's stages, in order.
     pub fn stages(&self) -> &[Box<dyn PortStage>] {
         &self.stages
+    }
+
+    /// Start logging flows' epochs (`net::flow_epoch`): in the queue if it classifies flows,
+    /// else in the first stage that does. False if no part of the port can.
+    pub fn record_flow_epochs(&mut self) -> bool {
+        self.qdisc.record_flow_epochs() || self.stages.iter_mut().any(|s| s.record_flow_epochs())
+    }
+
+    /// The flows' epochs logged by the queue, or else by the first stage that logs them.
+    pub fn flow_epochs(&self, now: SimTime) -> Option<Vec<FlowEpoch>> {
+        self.qdisc.flow_epochs(now).or_else(|| self.stages.iter().find_map(|s| s.flow_epochs(now)))
     }
 
     /// What a stage sees of this port at `now`.

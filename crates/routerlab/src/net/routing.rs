@@ -3,7 +3,7 @@
 //! Paths are shortest by hop count (links that are down are skipped), computed by breadth-first
 //! search over the reversed graph; hosts do not forward, so a search never passes through one.
 //! Ties are kept: every neighbour one hop closer to the destination is a next hop, so fat-trees
-//! get their full set of equal-cost paths and forwarding policies (ECMP, spraying) choose among
+//! get their full set of equal-cost paths and forwarding policies (per-flow ECMP, per-packet spreading) choose among
 //! them. Next hops are stored in port order, so the tables — and any choice among them — are
 //! deterministic.
 //!

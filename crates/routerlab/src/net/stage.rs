@@ -22,6 +22,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::ids::PacketId;
+use crate::net::flow_epoch::FlowEpoch;
 use crate::net::packet::PacketPool;
 use crate::net::recipe::{Params, Recipe};
 use crate::qdisc::DropCause;
@@ -94,6 +95,16 @@ pub trait PortStage: Any + Send + Sync {
     /// Short name, for traces.
     fn name(&self) -> &'static str {
         "stage"
+    }
+    /// Start logging flows' epochs for the results' `flow_epochs` table (before the run);
+    /// false if this part does not classify flows.
+    fn record_flow_epochs(&mut self) -> bool {
+        false
+    }
+
+    /// The flows' epochs logged, each flow's closed up to `now`; None if none are logged.
+    fn flow_epochs(&self, _now: SimTime) -> Option<Vec<FlowEpoch>> {
+        None
     }
 }
 

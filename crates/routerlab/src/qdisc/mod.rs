@@ -6,8 +6,8 @@ happened to the arriving packet and hands back any packet the qdisc let go of, w
 
 - `Enqueued` — queued as is;
 - `Dropped(pkt, cause)` — refused (tail drop, early drop, admission);
-- `Cut(pkt, cause)` — its payload was cut off and the header queued (CP);
-- `PushedOut(victim, cause)` — queued, and an already-queued victim evicted to make room (TAQ).
+- `Cut(pkt, cause)` — its payload was cut off and the header queued;
+- `PushedOut(victim, cause)` — queued, and an already-queued victim evicted to make room.
 
 Dequeue may drop too (CoDel drops at the head); such drops are pushed into the `drops` vector
 the caller passes, which the port drains and reuses.
@@ -31,6 +31,7 @@ pub use red::{Red, RedParams};
 pub use sfq::{Sfq, SfqParams};
 
 use crate::ids::PacketId;
+use crate::net::flow_epoch::FlowEpoch;
 use crate::net::packet::{Packet, PacketPool};
 use crate::units::SimTime;
 
@@ -44,11 +45,11 @@ pub enum DropCause {
     Early = 1,
     /// Evicted from the queue to admit another packet.
     PushedOut = 2,
-    /// Refused by an admission stage before the queue (super-packets, TAQ admission control).
+    /// Refused by an admission stage before the queue.
     Admission = 3,
-    /// CP: payload cut off on overflow (the header goes on).
+    /// Payload cut off on overflow (the header goes on).
     PayloadCut = 4,
-    /// CP: even the header found no room.
+    /// Payload cut off, and even the header found no room.
     HeaderOverflow = 5,
     /// Random loss on the link (an impairment, not congestion).
     LinkLoss = 6,
@@ -181,7 +182,8 @@ pub trait Qdisc {
     ) -> Option<PacketId>;
     fn len_packets(&self) -> usize;
     fn len_bytes(&self) -> u64;
-    /// The counters, as of now (a wrapper such as CP's derives them from its inner queue's).
+    /// The counters, as of now (a wrapper around another queue derives them from its inner
+    /// queue's).
     fn stats(&self) -> QdiscStats;
     /// How many more full-sized packets the queue would accept now, if it can tell (used for a
     /// host's backpressure on its own sockets). None: no fixed room.
@@ -205,9 +207,20 @@ pub trait Qdisc {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
-    /// Time during which the arrivals outran what the discipline is sized for (CP's header
-    /// buffer: the links table's `cp_overload_s`); zero for a discipline without such a size.
+    /// Time during which the arrivals outran what the discipline is sized for (a payload-cutting
+    /// queue's header buffer: the links table's `cp_overload_s`); zero for a discipline without
+    /// such a size.
     fn overloaded(&self) -> SimTime {
         SimTime::ZERO
+    }
+    /// Start logging flows' epochs for the results' `flow_epochs` table (before the run);
+    /// false if this part does not classify flows.
+    fn record_flow_epochs(&mut self) -> bool {
+        false
+    }
+
+    /// The flows' epochs logged, each flow's closed up to `now`; None if none are logged.
+    fn flow_epochs(&self, _now: SimTime) -> Option<Vec<FlowEpoch>> {
+        None
     }
 }

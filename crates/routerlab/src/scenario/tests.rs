@@ -660,12 +660,12 @@ fn with_ka(ka_keys: &str) -> String {
 #[test]
 fn kick_ass_and_rcp_install_their_routers_and_endpoints() {
     use crate::mechanisms::ka::{KaEndpoint, KaParams, RateProtocol, RcpParams};
-    use crate::tcp::cc::CcConfig;
+
     use crate::units::SimTime;
     let (_, spec) = Scenario::load(&with_ka("")).unwrap();
     let bottleneck = spec.topology.links.iter().find(|l| !l.a_to_b.stages.is_empty()).unwrap();
     assert_eq!(bottleneck.a_to_b.stages, [StageRecipe::new(StageSpec::KickAss(KaParams::default()))]);
-    assert_eq!(spec.flows[0].tcp.cc, CcConfig::ExplicitRate(KaEndpoint::new(RateProtocol::KickAss)));
+    assert_eq!(spec.flows[0].tcp.cc.plugin::<KaEndpoint>(), Some(&KaEndpoint::new(RateProtocol::KickAss)));
     let tuned =
         with_ka(r#"queue_threshold = 0.8, rcp = { alpha = 0.4, interval = "5ms", min_rate = "50Kbps" }"#);
     let (_, spec) = Scenario::load(&tuned).unwrap();
@@ -679,11 +679,14 @@ fn kick_ass_and_rcp_install_their_routers_and_endpoints() {
     let (_, spec) = Scenario::load(&rcp).unwrap();
     assert!(spec.topology.links.iter().any(|l| l.a_to_b.stages
         == [StageRecipe::new(StageSpec::Rcp(RcpParams { beta: 0.5, ..RcpParams::default() }))]));
-    assert_eq!(spec.flows[0].tcp.cc, CcConfig::ExplicitRate(KaEndpoint::new(RateProtocol::Rcp)));
+    assert_eq!(spec.flows[0].tcp.cc.plugin::<KaEndpoint>(), Some(&KaEndpoint::new(RateProtocol::Rcp)));
     let slow =
         with_ka("").replace("cc = \"kick-ass\"", "cc = { kind = \"kick-ass\", indicator_interval = \"1s\" }");
     let (_, spec) = Scenario::load(&slow).unwrap();
-    assert_eq!(spec.flows[0].tcp.cc.rate_protocol().unwrap().indicator_interval, SimTime::from_secs(1));
+    assert_eq!(
+        spec.flows[0].tcp.cc.plugin::<KaEndpoint>().unwrap().indicator_interval,
+        SimTime::from_secs(1)
+    );
 }
 
 #[test]

@@ -35,7 +35,7 @@ impl Simulation {
                 }
             }
         }
-        let sp_sender = e.sock.config().sp;
+        let groupable = e.sock.config().groupable;
         let dont_fragment = !e.sock.allows_fragmentation();
         e.sock.poll_transmit(
             now,
@@ -49,13 +49,12 @@ impl Simulation {
                 peer,
                 flow_hash: hash,
                 dont_fragment,
-                sp_sender,
+                groupable,
             },
         );
-        if let Some(size) = e.sock.poll_rtt_indicator(now) {
-            // A Kick-Ass RTT indicator (§II-B): DF set, on the connection's path (its flow hash),
-            // discarded by the receiving host. We send it as a datagram of its own; the paper
-            // does not say what carries it.
+        if let Some(size) = e.sock.poll_signal_datagram(now) {
+            // The endpoint part's signal (an RTT indicator): DF set, on the connection's path
+            // (its flow hash), discarded by the receiving host; a datagram of its own.
             let flags = MetaFlags::DISCARD;
             let ind = udp_datagram(src, dst, size, true, &mut c.next_ip_id, conn, hash, flags);
             out.push(pool.alloc(ind));
@@ -128,7 +127,7 @@ pub(super) struct SegmentsToPackets<'a> {
     peer: EpId,
     flow_hash: u32,
     dont_fragment: bool,
-    sp_sender: bool,
+    groupable: bool,
 }
 
 impl Transmit for SegmentsToPackets<'_> {
@@ -136,7 +135,7 @@ impl Transmit for SegmentsToPackets<'_> {
     fn emit(&mut self, ecn: Ecn, _retransmission: bool, write: impl FnOnce(&mut TcpSegment)) {
         let id = *self.next_ip_id;
         *self.next_ip_id = id.wrapping_add(1);
-        let SegmentsToPackets { src, dst, conn, peer, flow_hash, dont_fragment, sp_sender, .. } = *self;
+        let SegmentsToPackets { src, dst, conn, peer, flow_hash, dont_fragment, groupable, .. } = *self;
         self.out.push(self.pool.alloc_with(|p| {
             write(&mut p.tcp);
             let total = IPV4_HEADER_BYTES + p.tcp.header_len() + p.tcp.payload_len as u32;
@@ -157,7 +156,7 @@ impl Transmit for SegmentsToPackets<'_> {
                 conn,
                 dst_ep: peer,
                 flow_hash,
-                flags: if sp_sender { MetaFlags::SP_SENDER } else { MetaFlags::NONE },
+                flags: if groupable { MetaFlags::GROUPABLE } else { MetaFlags::NONE },
                 ..Default::default()
             };
             p.pipe = PipeLink::default();
@@ -175,7 +174,7 @@ pub(super) fn nic_data_budget(nic: &Port) -> u32 {
     }
 }
 
-/// A UDP datagram a host sends itself (CBR cross traffic, Kick-Ass's RTT indicators):
+/// A UDP datagram a host sends itself (CBR cross traffic, an endpoint part's signals):
 /// `total_len` IP bytes, the next IP id of its connection.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn udp_datagram(

@@ -341,7 +341,7 @@ impl Simulation {
             pkt = self.pool.alloc(whole.packet);
         }
         if self.pool.get(pkt).meta.flags.has(MetaFlags::DISCARD) {
-            self.pool.free(pkt); // nobody listens: a Kick-Ass RTT indicator has done its job
+            self.pool.free(pkt); // nobody listens: a signal datagram has done its job
             return;
         }
         if self.host_has_shims[host.idx()] {

@@ -91,7 +91,7 @@ impl Simulation {
         let c = ConnId(self.conns.len() as u32);
         // Ports: unique per connection, so 5-tuples differ and ECMP spreads flows.
         let (sport, dport) = (10_000 + (c.0 % 50_000) as u16, 80);
-        let mut tcp = f.tcp;
+        let mut tcp = f.tcp.clone();
         if tcp.dupthresh_from_paths {
             let paths = self.net.path_count(f.src, f.dst).min(u64::from(u32::MAX)) as u32;
             tcp.dupthresh = tcp.dupthresh.max(paths);

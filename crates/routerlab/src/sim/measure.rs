@@ -1,23 +1,24 @@
 //! Measurements beyond the flow and link tables, each opt-in from `[output]`:
 //!
 //! - **queue samples**: every `interval`, for chosen ports, the queue length (packets, bytes) and
-//!   the link's utilization over the interval (PLTS's 10 ms readings of core links);
-//! - **fairness slices**: Jain's index of the throughput flows got in each slice of time (TAQ's
+//!   the link's utilization over the interval (e.g. 10 ms readings of core links);
+//! - **fairness slices**: Jain's index of the throughput flows got in each slice of time (e.g.
 //!   20-second short-term fairness), over the flows active for the whole slice;
-//! - **latency probes**: one-way delay of sampled packets from node A to node B (PLTS's
+//! - **latency probes**: one-way delay of sampled packets from node A to node B (e.g.
 //!   ToR-to-ToR latency): a packet is stamped when it reaches A (or leaves A, if A is its source
 //!   host) and measured when it reaches B;
 //! - **queueing delay**: a histogram of the time packets waited in a port's queue before their
-//!   transmission started (Kick-Ass's queueing-delay CDFs);
-//! - **flow epochs**: TAQ's tracker classifies the flows crossing chosen ports, epoch by epoch
-//!   (the paper's flow evolution): a TAQ queue's own tracker, or a passive observer on the port
-//!   (`mechanisms::taq::observer`);
+//!   transmission started (queueing-delay CDFs);
+//! - **flow epochs**: a part that classifies flows logs those crossing chosen ports, epoch by
+//!   epoch (`net::flow_epoch`): the port's queue, or a passive observer put first among its
+//!   stages;
 //! - **pcap**: packets as they finish transmission on chosen ports (`net::pcap`).
 
 use crate::ids::{ConnId, NodeId, PortId};
 use crate::net::Network;
 use crate::net::packet::{MetaFlags, Packet};
 use crate::net::port::Port;
+use crate::net::stage::StageRecipe;
 use crate::rng::{SimRng, StreamId};
 use crate::units::SimTime;
 
@@ -46,8 +47,10 @@ pub struct MeasureSpec {
     pub fairness_slice: Option<SimTime>,
     pub latency: Vec<LatencyProbeSpec>,
     pub queue_delay: Vec<PortId>,
-    /// Ports whose flows' epochs are recorded (TAQ's tracker).
+    /// Ports whose flows' epochs are recorded (`net::flow_epoch`): by their queue, if it
+    /// classifies flows, else by `flow_epoch_observer` installed first among their stages.
     pub flow_epochs: Vec<PortId>,
+    pub flow_epoch_observer: Option<StageRecipe>,
     pub pcap: Vec<PortId>,
     pub pcap_snaplen: u32,
     pub pcap_max_packets: usize,

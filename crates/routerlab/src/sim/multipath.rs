@@ -45,7 +45,7 @@ impl Simulation {
             };
             candidate = chosen + 1;
             let sport = port_of(chosen);
-            let (sender, receiver) = self.add_endpoints(f, tcp, c, (sport, dport), Some((id, i)));
+            let (sender, receiver) = self.add_endpoints(f, tcp.clone(), c, (sport, dport), Some((id, i)));
             if m.coupled {
                 self.eps[sender.idx()].sock.set_cc(AnyCc::Lia(Lia::default()));
             }

@@ -15,16 +15,16 @@
 //!   spurious and undid; `loss_probes`: tail loss probes it sent (RFC 8985 §7);
 //!   `syn_timeouts`: expirations of its SYN timer
 //!   (counted apart: a lost SYN costs a whole initial RTO); `fast_recoveries`: recovery episodes entered
-//!   without a timeout (duplicate ACKs, SACK or an explicit signal such as CP's PACK).
+//!   without a timeout (duplicate ACKs, SACK or an explicit signal such as a loss report).
 //! - `loss_detection_s`: the mean, over the segments the sender retransmitted, of the time
-//!   from a segment's first transmission to its first retransmission (the CP slides' "detection
-//!   time"); empty if it retransmitted nothing. `retransmitted_segments`: how many segments
+//!   from a segment's first transmission to its first retransmission (the payload-cutting slides'
+//!   "detection time"); empty if it retransmitted nothing. `retransmitted_segments`: how many segments
 //!   that mean is over (each retransmitted at least once).
 //! - `spurious_retransmissions`: data segments the receiver got twice (every copy after the
 //!   first: the network never duplicates, so each was an unneeded retransmission or the late
 //!   original of one — reordering mistaken for loss, or a timeout that fired too early).
 //! - summary `goodput_bps`: all delivered payload × 8 / simulated time; `drops`: packets lost
-//!   to queues, link losses, failed links and missing routes (CP cuts excluded: the header
+//!   to queues, link losses, failed links and missing routes (cuts excluded: the header
 //!   arrives); `jain_index`: Jain's index of `goodput_bps` over the TCP flows that started
 //!   (missing if none did); `jain_short_mean`: the mean of the fairness slices' indices, over
 //!   the slices that had flows (a slice before any flow started has no index).
@@ -34,11 +34,10 @@ use super::{Carrier, Simulation};
 use crate::units::SimTime;
 use std::collections::HashMap;
 
-use crate::mechanisms::taq::EpochLog;
 use crate::net::packet::FlowKey;
 use crate::qdisc::{DropCause, Qdisc};
 use crate::tcp::TcpStats;
-use crate::tcp::cc::AnyCc;
+use crate::tcp::cc::CongestionControl;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowRow {
@@ -63,8 +62,8 @@ pub struct FlowRow {
     pub loss_detection_s: Option<f64>,
     pub retransmitted_segments: u64,
     pub max_silence_s: f64,
-    /// Explicit-rate senders (Kick-Ass, RCP): switches between rate and TCP mode, and the time
-    /// spent following a signalled rate. Empty for other flows.
+    /// Explicit-rate senders: switches between rate and TCP mode, and the time spent following
+    /// a signalled rate (`CongestionControl::explicit_rate_totals`). Empty for other flows.
     pub rate_mode_switches: Option<u64>,
     pub rate_mode_s: Option<f64>,
 }
@@ -89,12 +88,12 @@ pub struct LinkRow {
     pub tx_bytes: u64,
     pub utilization: f64,
     pub drops: u64,
-    /// CP: packets whose payload was cut (not counted in `drops`), and header-only packets
-    /// dropped for want of header buffer (counted in `drops`).
+    /// Packets whose payload was cut (not counted in `drops`), and header-only packets dropped
+    /// for want of header buffer (counted in `drops`).
     pub cuts: u64,
     pub header_drops: u64,
-    /// CP: time during which the input exceeded 13.1 × the output rate (the header buffer's
-    /// sizing condition; `mechanisms::cp::switch::OverloadMeter`).
+    /// Time during which the input outran what the queue is sized for (`Qdisc::overloaded`:
+    /// a payload-cutting queue's header buffer, 13.1 × the output rate).
     pub cp_overload_s: f64,
     pub ecn_marks: u64,
     pub queue_high_water_packets: u64,
@@ -264,10 +263,11 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         };
         let (retx, timeouts) = (st.retransmissions, st.timeouts);
         let rate_mode = match c.carrier {
-            Carrier::Tcp { sender, .. } => match sim.eps[sender.idx()].sock.cc() {
-                AnyCc::ExplicitRate(x) => Some((x.stats.switches(), x.rate_time(end).as_secs_f64())),
-                _ => None,
-            },
+            Carrier::Tcp { sender, .. } => sim.eps[sender.idx()]
+                .sock
+                .cc()
+                .explicit_rate_totals(end)
+                .map(|(switches, at_rate)| (switches, at_rate.as_secs_f64())),
             _ => None,
         };
         delivered_total += delivered;
@@ -434,20 +434,16 @@ fn flow_epochs(sim: &Simulation) -> Option<FlowEpochRows> {
     let conn_of: HashMap<FlowKey, u32> = sim.flow_keys().map(|(k, c)| (k, c.0)).collect();
     let mut rows = FlowEpochRows::default();
     for &port in ports {
-        let p = &sim.net.ports[port.idx()];
-        let Some(tracker) = crate::mechanisms::taq::port_tracker(p) else { continue };
-        let mut tracker = tracker.clone();
-        tracker.advance(sim.now);
-        // Closing order across flows follows the tracker's hash map: sort for determinism.
-        let mut log: Vec<(u32, &EpochLog)> =
-            tracker.epoch_log().iter().filter_map(|e| Some((*conn_of.get(&e.key)?, e))).collect();
-        log.sort_by_key(|(flow, e)| (*flow, e.end, e.key));
-        for (flow, e) in log {
+        let Some(mut log) = sim.net.ports[port.idx()].flow_epochs(sim.now) else { continue };
+        log.retain(|e| conn_of.contains_key(&e.key));
+        // Closing order across flows follows the part's hash map: sort for determinism.
+        log.sort_by_key(|e| (conn_of[&e.key], e.end, e.key));
+        for e in log {
             rows.link.push(sim.net.port_names[port.idx()].clone());
-            rows.flow_id.push(flow);
+            rows.flow_id.push(conn_of[&e.key]);
             rows.end_s.push(e.end.as_secs_f64());
-            rows.from_state.push(e.from.name());
-            rows.to_state.push(e.to.name());
+            rows.from_state.push(e.from);
+            rows.to_state.push(e.to);
             rows.packets.push(e.packets);
             rows.drops.push(e.drops);
             rows.epochs.push(e.epochs);

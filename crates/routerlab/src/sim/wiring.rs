@@ -9,7 +9,6 @@ use crate::builtins::AnyQdisc;
 use crate::engine::{Event, EventQueue};
 use crate::host::ShimChain;
 use crate::ids::{ConnId, HostId, NodeId, PortId};
-use crate::mechanisms::taq::{FlowObserver, TaqParams};
 use crate::net::Network;
 use crate::net::fragment::Reassembler;
 use crate::net::packet::PacketPool;
@@ -62,11 +61,15 @@ impl Simulation {
         };
         for &port in &spec.output.measure.flow_epochs {
             let port = &mut sim.net.ports[port.idx()];
-            match port.qdisc_mut() {
-                AnyQdisc::Taq(q) => q.tracker.record_epochs(),
-                // A passive copy of a TAQ queue's tracker, with its defaults, first in the port's
-                // stages (it sees every arrival): all queues classified alike.
-                _ => port.insert_stage(0, Box::new(FlowObserver::new(TaqParams::default().tracker))),
+            if port.record_flow_epochs() {
+                continue;
+            }
+            // A queue that does not classify flows: a passive observer first in the port's
+            // stages (it sees every arrival), so that all queues are classified alike.
+            if let Some(observer) = &spec.output.measure.flow_epoch_observer {
+                let mut stage = observer.build(port.rate());
+                stage.record_flow_epochs();
+                port.insert_stage(0, stage);
             }
         }
         sim.net.wire_reverse_observers();

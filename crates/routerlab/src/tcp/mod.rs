@@ -15,11 +15,12 @@ What is modelled, with the RFCs it follows (and what is not, in `docs/tcp.md`):
   initial SYN timeout; timestamps (RFC 7323, [`timestamps`]) for samples Karn's rule forbids;
 - congestion control through the [`cc::CongestionControl`] trait;
 - delayed ACKs, SACK blocks and ECN echo ([`receiver`]);
-- explicit loss signals (a router or receiver naming the lost range, as CP's PACK does) enter
+- explicit loss signals (a router or receiver naming the lost range in a loss report) enter
   through [`TcpSocket::on_loss_signal`], the same door as duplicate ACKs and timeouts.
 */
 
 pub mod cc;
+pub mod endpoint;
 pub mod rack;
 pub mod receiver;
 pub mod rtt;
@@ -104,7 +105,7 @@ use cc::{CcConfig, RenoIncrease};
 
 /// Per-flow TCP parameters. Defaults follow the RFCs and Linux where they agree; where they
 /// differ the choice is noted.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
     pub cc: CcConfig,
     /// Maximum segment size (payload bytes) this end announces and uses. 1460 = a 1500-byte
@@ -122,8 +123,9 @@ pub struct TcpConfig {
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     pub dupthresh: u32,
     /// Raise `dupthresh` to the number of equal-cost paths between the two hosts, when the
-    /// connection is set up (the PLTS paper's reordering tolerance under packet spraying: a
-    /// segment on a slower path can be overtaken by about one segment per other path).
+    /// connection is set up (a reordering tolerance for per-packet load balancing, after
+    /// Dixit et al., INFOCOM 2013: a segment on a slower path can be overtaken by about one segment
+    /// per other path).
     pub dupthresh_from_paths: bool,
     /// Offer SACK (RFC 2018); on by default, as in Linux. Recovery is SACK-based (RFC 6675)
     /// when both ends offer it, NewReno (RFC 6582) otherwise.
@@ -242,20 +244,21 @@ pub struct TcpConfig {
     /// and RFC 5681 §3.1 "arbitrarily high"; ns-3 before 3.26 started from 65 535).
     pub initial_ssthresh: Option<u64>,
     /// Set DF on every segment (Linux's path-MTU discovery, RFC 1191: `ip_no_pmtu_disc` 0), so
-    /// no router fragments them. ns-3's IPv4 never sets it (`Ipv4L3Protocol::Send`). A Kick-Ass
-    /// connection clears it whatever this says, so that Kick-Ass routers can signal (§IV-C).
+    /// no router fragments them. ns-3's IPv4 never sets it (`Ipv4L3Protocol::Send`). An
+    /// endpoint part may clear it whatever this says (`EndpointPart::allows_fragmentation`).
     pub dont_fragment: bool,
     /// Negotiate ECN (RFC 3168). DCTCP turns it on itself.
     pub ecn: bool,
     /// Pace transmissions at the rate the controller gives (or cwnd/SRTT scaled, see
     /// `TcpSocket::pacing_rate`).
     pub pacing: bool,
-    /// CP endpoint (`mechanisms::cp`): answer a cut segment with a PACK at once, and resend a
-    /// segment a PACK names. Off: cut segments are discarded, PACKs ignored.
-    pub cp: bool,
-    /// Super-packet sender (`mechanisms::sp::sender`): this connection's segments go through
-    /// its host's SP shim, which groups them into super-packets.
-    pub sp: bool,
+    /// Report cut segments: answer a segment whose payload a router cut off with a loss report
+    /// at once (a SACK block naming the lost range, left above right), and resend a range a
+    /// report names. Off: cut segments are discarded, loss reports ignored.
+    pub cut_reports: bool,
+    /// Let the host's shims group this connection's segments into larger units
+    /// (`MetaFlags::GROUPABLE`); a grouping shim leaves other connections' alone.
+    pub groupable: bool,
     /// Multipath TCP (`crate::mptcp`): the connection's stream over this many subflows.
     pub mptcp: Option<MptcpConfig>,
 }
@@ -263,8 +266,8 @@ pub struct TcpConfig {
 /// MPTCP's shape: how many subflows, whether their windows are coupled, how they find paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MptcpConfig {
-    /// Subflows, each on its own 5-tuple. The PLTS paper's MPTCP baseline, after Raiciu et al.
-    /// (SIGCOMM 2011), uses 8.
+    /// Subflows, each on its own 5-tuple. Dixit et al.'s (INFOCOM 2013) MPTCP baseline,
+    /// after Raiciu et al. (SIGCOMM 2011), uses 8.
     pub subflows: u32,
     /// LIA (RFC 6356) on the subflows; off: independent NewReno subflows.
     pub coupled: bool,
@@ -330,8 +333,8 @@ impl Default for TcpConfig {
             dont_fragment: true,
             ecn: false,
             pacing: false,
-            cp: false,
-            sp: false,
+            cut_reports: false,
+            groupable: false,
             mptcp: None,
         }
     }

@@ -49,7 +49,7 @@ pub enum AckNeed {
 }
 
 /// Fields in the order an in-order segment reads them (`repr(C)` keeps it): what every data
-/// segment and its ACK read first, then out-of-order and CP state, then counters.
+/// segment and its ACK read first, then out-of-order and cut state, then counters.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Receiver {
@@ -79,9 +79,9 @@ pub struct Receiver {
     dsack_owed: bool,
     /// DCTCP: an ACK owed for the data before a CE change, with the old ECE value.
     flush: Option<(u64, bool)>,
-    /// CP: PACKs owed, one per cut segment, oldest first: sent with the next segments (at
+    /// Loss reports owed, one per cut segment, oldest first: sent with the next segments (at
     /// once), as many per segment as its SACK option has room for.
-    packs: VecDeque<SackBlock>,
+    reports: VecDeque<SackBlock>,
     ooo_bytes: u64,
     /// Sequence numbers of recently received out-of-order segments, most recent first; each
     /// stands for the interval that now contains it.
@@ -91,7 +91,7 @@ pub struct Receiver {
     /// order. The network never duplicates, so each is a spurious retransmission (or the late
     /// original of one).
     pub dup_segments: u64,
-    /// CP: cut segments received.
+    /// Cut segments received (payload cut off by a router).
     pub cut_segments: u64,
     /// SACK blocks cover the FIN's sequence number once the FIN has arrived (Linux's
     /// `tcp_data_queue_ofo` SACKs a segment's `end_seq`, FIN included). Off: blocks end at
@@ -125,7 +125,7 @@ impl Receiver {
             ece: false,
             flush: None,
             dup_segments: 0,
-            packs: VecDeque::new(),
+            reports: VecDeque::new(),
             cut_segments: 0,
             sack_fin: false,
             dsack: false,
@@ -272,7 +272,7 @@ impl Receiver {
         self.ack_now = true;
     }
 
-    /// CP: a segment whose payload `[seq, seq+len)` a switch cut off arrived. Owe a PACK naming
+    /// A segment whose payload `[seq, seq+len)` a switch cut off arrived. Owe a loss report naming
     /// the range (unless it is old data), and acknowledge at once. Its CE mark counts as a data
     /// segment's would (classic echo, and DCTCP's echo state: the congestion it met upstream
     /// of the cut is real), though it delivers nothing.
@@ -281,32 +281,32 @@ impl Receiver {
         self.update_ecn(ce, false, len > 0);
         let end = seq + len as u64;
         if end > self.rcv_nxt && len > 0 {
-            self.packs.push_back(SackBlock::lost_range(seq.max(self.rcv_nxt), end));
+            self.reports.push_back(SackBlock::lost_range(seq.max(self.rcv_nxt), end));
         }
         self.need(now, AckNeed::Now)
     }
 
-    /// PACKs owed.
-    pub fn packs_owed(&self) -> usize {
-        self.packs.len()
+    /// loss reports owed.
+    pub fn reports_owed(&self) -> usize {
+        self.reports.len()
     }
 
-    /// The oldest PACKs owed, at most `room`, for the next segment's SACK option.
-    pub fn packs(&self, room: usize) -> SackList {
+    /// The oldest loss reports owed, at most `room`, for the next segment's SACK option.
+    pub fn loss_reports(&self, room: usize) -> SackList {
         let mut list = SackList::new();
-        for &b in self.packs.iter().take(room) {
+        for &b in self.reports.iter().take(room) {
             list.push(b);
         }
         list
     }
 
-    /// An ACK (pure or piggybacked) was just sent, carrying the oldest `packs_sent` PACKs owed.
+    /// An ACK (pure or piggybacked) was just sent, carrying the oldest `reports_sent` loss reports owed.
     /// If more are owed, another ACK is due at once.
-    pub fn on_ack_sent(&mut self, packs_sent: usize) {
+    pub fn on_ack_sent(&mut self, reports_sent: usize) {
         self.rcv_wup = self.rcv_nxt;
-        self.packs.drain(..packs_sent.min(self.packs.len()));
+        self.reports.drain(..reports_sent.min(self.reports.len()));
         self.unacked_segs = 0;
-        self.ack_now = !self.packs.is_empty();
+        self.ack_now = !self.reports.is_empty();
         self.delack_at = None;
         self.dsack_owed = false;
     }
@@ -506,13 +506,13 @@ mod tests {
     #[test]
     fn a_cut_segment_is_answered_at_once_even_with_delayed_acks() {
         // The first segment after an ACK would wait for a second one or the timer; a cut one
-        // does not: its PACK goes out at once.
+        // does not: its loss report goes out at once.
         let mut r = rx(Some(DA));
         assert_eq!(r.on_cut(SimTime(1), 1, 100, false), AckNeed::Now);
         assert!(r.ack_due(SimTime(1)));
-        let packs = r.packs(4);
-        assert_eq!(packs.len(), 1);
-        assert_eq!(packs.as_slice()[0].as_lost_range(), Some((1, 101)));
+        let reports = r.loss_reports(4);
+        assert_eq!(reports.len(), 1);
+        assert_eq!(reports.as_slice()[0].as_lost_range(), Some((1, 101)));
     }
 
     #[test]
@@ -522,17 +522,17 @@ mod tests {
         for i in 0..5u64 {
             r.on_cut(SimTime(1), 1 + 100 * i, 100, false);
         }
-        let first = r.packs(3);
+        let first = r.loss_reports(3);
         assert_eq!(first.len(), 3);
         assert_eq!(first.as_slice()[0].as_lost_range(), Some((1, 101)));
         r.on_ack_sent(3);
         assert!(r.ack_due(SimTime(1)), "the rest go at once");
-        let rest = r.packs(3);
+        let rest = r.loss_reports(3);
         assert_eq!(rest.len(), 2);
         assert_eq!(rest.as_slice()[1].as_lost_range(), Some((401, 501)));
         r.on_ack_sent(2);
         assert!(!r.ack_due(SimTime(1)));
-        assert_eq!(r.packs_owed(), 0);
+        assert_eq!(r.reports_owed(), 0);
     }
 
     #[test]

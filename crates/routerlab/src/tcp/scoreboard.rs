@@ -33,9 +33,9 @@ pub struct SentSegment {
     pub sent_at: SimTime,
     /// Times sent (1 = never retransmitted; saturates at 65 535).
     pub tx_count: u16,
-    /// Transmissions of it not known lost: neither reported by an explicit notification (CP:
-    /// one PACK per cut copy) nor presumed lost by a retransmission timeout. Copies in flight
-    /// at once are few; saturates at 255.
+    /// Transmissions of it not known lost: neither reported by an explicit notification (one
+    /// loss report per cut copy) nor presumed lost by a retransmission timeout. Copies in
+    /// flight at once are few; saturates at 255.
     pub unreported: u8,
     pub sacked: bool,
     /// Presumed lost (by dupACKs/SACK, the timer, or an explicit notification).
@@ -371,7 +371,7 @@ impl Scoreboard {
     }
 
     /// Apply SACK blocks; returns the payload bytes newly SACKed. Blocks with left ≥ right (a
-    /// CP PACK, or garbage) are ignored here.
+    /// loss report, or garbage) are ignored here.
     pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> Sacked {
         let mut newly = 0;
         let mut rtt_from: Option<SimTime> = None;
@@ -562,7 +562,7 @@ impl Scoreboard {
         self.retx_hint = self.retx_hint.min(i);
     }
 
-    /// Presume the segment holding `seq` lost (NewReno fast retransmit, partial ACK, a PACK).
+    /// Presume the segment holding `seq` lost (NewReno fast retransmit, partial ACK, a loss report).
     /// Returns false if no such segment is outstanding or it is SACKed.
     pub fn mark_lost_at(&mut self, seq: u64) -> bool {
         let Some((i, len)) = self.unsacked_holding(seq) else { return false };
@@ -570,7 +570,7 @@ impl Scoreboard {
         true
     }
 
-    /// An explicit report that a transmission of the segment holding `seq` was lost (CP's PACK).
+    /// An explicit report that a transmission of the segment holding `seq` was lost (a loss report).
     /// It is marked for resending — even a retransmission — once every transmission of it is
     /// reported lost; while a copy may still be in flight, nothing is known and nothing
     /// changes. Returns true if it is newly marked.
@@ -859,22 +859,22 @@ mod tests {
 
     #[test]
     fn a_segment_is_resent_on_every_explicit_loss_of_its_only_copy_however_often() {
-        // CP: a retransmission cut again, hundreds of times over (a full queue at a large
-        // fan-in): each PACK names the one copy in flight, so each marks it for resending.
+        // A retransmission cut again, hundreds of times over (a full queue at a large
+        // fan-in): each loss report names the one copy in flight, so each marks it for resending.
         let mut b = board(3);
         for round in 0..300 {
-            assert!(b.mark_lost_explicitly(101), "PACK {round}");
+            assert!(b.mark_lost_explicitly(101), "loss report {round}");
             let i = b.next_to_retransmit().unwrap();
             b.on_retransmit(i, SimTime(100), 301);
         }
         assert_eq!(b.get(1).tx_count, 301);
-        // Two copies in flight: the first PACK leaves the other unaccounted for.
+        // Two copies in flight: the first loss report leaves the other unaccounted for.
         b.mark_lost_at(101);
         let i = b.next_to_retransmit().unwrap();
         b.on_retransmit(i, SimTime(100), 301);
         assert!(!b.mark_lost_explicitly(101), "a copy may still arrive");
         assert!(b.mark_lost_explicitly(101));
-        // After a timeout every copy is presumed lost: the next PACK acts.
+        // After a timeout every copy is presumed lost: the next loss report acts.
         b.mark_all_lost();
         let i = b.next_to_retransmit().unwrap();
         assert_eq!(i, 0);

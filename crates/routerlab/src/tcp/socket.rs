@@ -22,13 +22,13 @@
 use std::sync::Arc;
 
 use super::cc::{AckSample, AnyCc, CongestionControl, Window};
+use super::endpoint::EndpointPart;
 use super::rack::{Probe, ProbeOutcome, Rack};
 use super::receiver::{EcnEcho, Receiver};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Latest, Sacked, Scoreboard};
 use super::timestamps::{TsClock, at_or_after};
 use super::{CwndValidation, Recovery, RttModel, SsthreshBase, TcpConfig};
-use crate::mechanisms::ka::{RateProtocol, encoding as ka_code};
 use crate::net::packet::{Ecn, RateFields, SackBlock, SackList, TcpFlags, TcpSegment};
 use crate::units::{Rate, SimTime};
 
@@ -106,7 +106,7 @@ struct Undo {
 }
 
 /// The ACK's first SACK block is a D-SACK (RFC 2883 §4): below the cumulative ACK, or within
-/// the second block. CP's PACKs (left ≥ right) come before any and are passed over.
+/// the second block. loss reports (left ≥ right) come before any and are passed over.
 fn first_is_dsack(blocks: &[SackBlock], ack: u64) -> bool {
     let mut real = blocks.iter().filter(|b| b.left < b.right);
     let Some(first) = real.next() else { return false };
@@ -139,7 +139,7 @@ pub enum LossSignal {
     DupAcks,
     /// The retransmission timer expired.
     Timeout,
-    /// Somebody named a lost range `[left, right)` explicitly (CP's PACK).
+    /// Somebody named a lost range `[left, right)` explicitly (a loss report).
     Explicit { left: u64, right: u64 },
 }
 
@@ -189,8 +189,8 @@ pub struct TcpStats {
     pub dupacks_received: u64,
     pub ecn_reductions: u64,
     pub explicit_losses: u64,
-    /// CP PACKs received (each names one cut segment).
-    pub packs_received: u64,
+    /// Loss reports received (each names one cut segment).
+    pub loss_reports_received: u64,
     /// Retransmissions found lost again from SACK information.
     pub lost_retransmissions: u64,
     /// Segments retransmitted at least once, and the time from each one's first transmission
@@ -236,10 +236,9 @@ pub struct TcpSocket {
     /// Pacing: earliest time for the next data segment.
     next_send_at: SimTime,
     pace_wakeup: Option<SimTime>,
-    /// A rate to echo on the next segment (`RateFields::echo`), `Rate(0)` for none.
-    rate_echo: Rate,
-    /// Kick-Ass: when the next RTT indicator is due (while sending).
-    next_indicator_at: SimTime,
+    /// A mechanism's endpoint part (`tcp::endpoint`), while the handshake may still agree on
+    /// it or once it has.
+    ext: Option<Box<dyn EndpointPart>>,
     peer_mss: u32,
     dupacks: u32,
     /// RFC 3042: new segments allowed beyond cwnd.
@@ -254,9 +253,6 @@ pub struct TcpSocket {
     /// Both ends offered timestamps (RFC 7323): every segment carries them.
     ts_ok: bool,
     ecn_ok: bool,
-    /// The explicit-rate protocol both ends agreed on (Kick-Ass in the handshake; RCP by its
-    /// header on the SYN).
-    rate_ok: Option<RateProtocol>,
     app_closed: bool,
     fin_sent: bool,
     /// NewReno: only the first partial ACK of a recovery resets the timer (RFC 6582 §3.2).
@@ -357,7 +353,6 @@ impl TcpSocket {
             sack_ok: false,
             ts_ok: false,
             ecn_ok: false,
-            rate_ok: None,
             snd_una: 0,
             snd_nxt: 0,
             app_written: 0,
@@ -399,9 +394,8 @@ impl TcpSocket {
             rcv: Receiver::new(cfg.rcv_buf, cfg.delayed_ack, EcnEcho::Off)
                 .with_sack_fin(cfg.sack_fin)
                 .with_dsack(cfg.dsack),
+            ext: cfg.cc.endpoint_part(),
             cfg,
-            rate_echo: Rate(0),
-            next_indicator_at: SimTime::ZERO,
             stats: TcpStats::default(),
         }
     }
@@ -539,81 +533,63 @@ impl TcpSocket {
         };
         earliest(
             earliest(self.timer_at, self.rcv.delack_at),
-            earliest(self.pace_wakeup, self.indicator_due_at()),
+            earliest(self.pace_wakeup, self.signal_due_at()),
         )
     }
 
-    // ------------------------------------------------------------------ explicit rates
+    // ------------------------------------------------------------------ endpoint part
 
-    /// The agreed explicit-rate protocol, if any.
-    pub fn rate_protocol(&self) -> Option<RateProtocol> {
-        self.rate_ok
+    /// The mechanism's endpoint part, once both ends agreed on it (or while the handshake may).
+    pub fn endpoint_part(&self) -> Option<&dyn EndpointPart> {
+        self.ext.as_deref()
     }
 
-    /// A Kick-Ass pair leaves DF clear on its data, so routers may fragment it (§IV-C); so does
-    /// a connection configured without DF (`dont_fragment = false`, as ns-3 sends).
+    /// Routers may fragment this connection's segments: its endpoint part allows it, or it is
+    /// configured without DF (`dont_fragment = false`, as ns-3 sends).
     pub fn allows_fragmentation(&self) -> bool {
-        self.rate_ok == Some(RateProtocol::KickAss) || !self.cfg.dont_fragment
+        self.ext.as_ref().is_some_and(|x| x.allows_fragmentation()) || !self.cfg.dont_fragment
     }
 
     /// The IP layer reassembled a datagram for this socket whose leading fragment carried
-    /// `payload` bytes: a Kick-Ass receiver decodes the rate and echoes it on its next segment.
+    /// `payload` bytes (a signal to the endpoint part, if it reads one there).
     pub fn on_leading_fragment(&mut self, payload: u32) {
-        if self.rate_ok == Some(RateProtocol::KickAss)
-            && let Some(r) = ka_code::decode_length(payload)
-        {
-            self.rate_echo = r;
+        if let Some(x) = &mut self.ext {
+            x.on_leading_fragment(payload);
         }
     }
 
-    /// A Kick-Ass sender with data in flight or waiting sends an RTT indicator every
-    /// `indicator_interval` (§II-B), once it has an RTT estimate.
-    fn indicator_due_at(&self) -> Option<SimTime> {
+    /// When the endpoint part's next signal datagram is due, while there is data in flight or
+    /// waiting.
+    fn signal_due_at(&self) -> Option<SimTime> {
         let active = self.snd_nxt > self.snd_una || self.snd_nxt < 1 + self.app_written;
-        (self.rate_ok == Some(RateProtocol::KickAss) && active && self.rtt.srtt().is_some())
-            .then_some(self.next_indicator_at)
-    }
-
-    /// The size of an RTT indicator to send now, if one is due (the host sends it as a separate
-    /// packet with DF set, which the receiving host discards).
-    pub fn poll_rtt_indicator(&mut self, now: SimTime) -> Option<u32> {
-        let due = self.indicator_due_at()?;
-        if due > now {
+        if !active {
             return None;
         }
-        self.next_indicator_at = now + self.cfg.cc.rate_protocol()?.indicator_interval;
-        Some(ka_code::indicator_size(self.rtt.srtt()?))
+        self.ext.as_ref()?.signal_due_at(self.rtt.srtt())
     }
 
-    /// The explicit-rate fields of the next outgoing segment (taking the pending echo).
+    /// The size of a signal datagram the endpoint part wants sent now, if one is due (the host
+    /// sends it as a separate packet with DF set, which the receiving host discards).
+    pub fn poll_signal_datagram(&mut self, now: SimTime) -> Option<u32> {
+        if self.signal_due_at()? > now {
+            return None;
+        }
+        let srtt = self.rtt.srtt();
+        self.ext.as_mut()?.take_signal(now, srtt)
+    }
+
+    /// The endpoint part's fields for the next outgoing segment.
     fn rate_fields(&mut self) -> RateFields {
-        let Some(proto) = self.rate_ok else { return RateFields::default() };
-        let echo = std::mem::replace(&mut self.rate_echo, Rate(0));
-        match proto {
-            RateProtocol::KickAss => RateFields { echo, ..Default::default() },
-            RateProtocol::Rcp => RateFields {
-                rcp: true,
-                rcp_rate: Rate(u64::MAX),
-                rcp_rtt_us: self.rtt.srtt().map_or(0, |r| (r.ps() / crate::units::PS_PER_US) as u32),
-                echo,
-                ..Default::default()
-            },
-        }
+        let srtt = self.rtt.srtt();
+        self.ext.as_mut().map_or(RateFields::default(), |x| x.segment_fields(srtt))
     }
 
-    /// Explicit-rate fields of an arriving segment: a rate echoed to us goes to the controller;
-    /// an RCP data segment's (or SYN's) rate is echoed back on our next segment.
+    /// An arriving segment's fields, to the endpoint part; a rate it reads there goes to the
+    /// controller.
     fn on_rate_fields(&mut self, now: SimTime, seg: &TcpSegment) {
-        let Some(proto) = self.rate_ok else { return };
-        if seg.xr.echo.0 != 0 {
-            self.cc.on_explicit_rate(&mut self.win, now, seg.xr.echo, self.rtt.srtt());
-        }
-        if proto == RateProtocol::Rcp
-            && seg.xr.rcp
-            && (seg.payload_len > 0 || seg.flags.has(TcpFlags::SYN))
-            && seg.xr.rcp_rate.0 != u64::MAX
-        {
-            self.rate_echo = seg.xr.rcp_rate;
+        let Some(x) = &mut self.ext else { return };
+        if let Some(rate) = x.on_segment(seg) {
+            self.cc.on_explicit_rate(&mut self.win, now, rate, self.rtt.srtt());
         }
     }
 
@@ -662,13 +638,13 @@ impl TcpSocket {
                 }
             }
         }
-        if seg.cut && !self.cfg.cp {
-            return; // a stack without CP discards a segment shorter than its header says
+        if seg.cut && !self.cfg.cut_reports {
+            return; // a stack that does not report cuts discards a segment shorter than its header says
         }
         if self.ts_ok && seg.ts {
             self.rcv.on_timestamp(seg.seq, seg.ts_val);
         }
-        if self.rate_ok.is_some() {
+        if self.ext.is_some() {
             self.on_rate_fields(now, seg);
         }
         if f.has(TcpFlags::ACK) {
@@ -766,24 +742,24 @@ impl TcpSocket {
             self.send_data(now, emit);
         }
         while self.rcv.ack_due(now) {
-            let mut packs = 0;
+            let mut reports = 0;
             emit.emit(Ecn::NotEct, false, |seg| {
                 *seg = self.pure_ack(now);
-                packs = self.packs_in(seg);
+                reports = self.reports_in(seg);
             });
-            self.rcv.on_ack_sent(packs);
+            self.rcv.on_ack_sent(reports);
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
-            if packs == 0 {
-                break; // no PACK left to send, or no room for one
+            if reports == 0 {
+                break; // no loss report left to send, or no room for one
             }
         }
     }
 
-    /// How many of the PACKs owed `seg`'s SACK option carries (they come first in it).
+    /// How many of the loss reports owed `seg`'s SACK option carries (they come first in it).
     #[inline]
-    fn packs_in(&self, seg: &TcpSegment) -> usize {
-        match self.rcv.packs_owed() {
+    fn reports_in(&self, seg: &TcpSegment) -> usize {
+        match self.rcv.reports_owed() {
             0 => 0,
             owed => owed.min(seg.sack.len()),
         }
@@ -948,12 +924,12 @@ impl TcpSocket {
 
     /// Payload of a full segment: the smaller of the two ends' MSS less the options every
     /// segment of this connection carries (RFC 6691): the timestamps (12 bytes with their
-    /// padding; Linux's 1448-byte segments on a 1500-byte MTU) and RCP's header. Once the
-    /// handshake has set it, the window's SMSS.
+    /// padding; Linux's 1448-byte segments on a 1500-byte MTU) and the endpoint part's fixed
+    /// fields. Once the handshake has set it, the window's SMSS.
     fn segment_payload(&self) -> u64 {
         let every_segment = TcpSegment {
             ts: self.ts_ok,
-            xr: RateFields { rcp: self.rate_ok == Some(RateProtocol::Rcp), ..Default::default() },
+            xr: self.ext.as_ref().map_or(RateFields::default(), |x| x.fixed_fields()),
             ..Default::default()
         };
         self.cfg.mss.min(self.peer_mss) as u64 - every_segment.option_bytes_but_sack() as u64
@@ -1055,15 +1031,15 @@ impl TcpSocket {
         let ecn = if self.ecn_ok && !retx { Ecn::Ect0 } else { Ecn::NotEct };
         let pacing = self.pacing_rate();
         let mut header_len = 0;
-        let mut packs = 0;
+        let mut reports = 0;
         emit.emit(ecn, retx, |seg| {
             *seg = self.segment(now, start, flags, payload);
             if pacing.is_some() {
                 header_len = seg.header_len();
             }
-            packs = self.packs_in(seg);
+            reports = self.reports_in(seg);
         });
-        self.rcv.on_ack_sent(packs);
+        self.rcv.on_ack_sent(reports);
         self.stats.segments_sent += 1;
         self.stats.data_segments_sent += 1;
         if payload > 0 {
@@ -1113,7 +1089,7 @@ impl TcpSocket {
             sack: SackList::new(),
             payload_len: 0,
             cut: false,
-            xr: self.syn_rate_fields(server),
+            xr: self.ext.as_mut().map_or(RateFields::default(), |x| x.syn_fields()),
         };
         if self.syn_sent_at.is_some() {
             self.syn_retransmitted = true;
@@ -1125,21 +1101,6 @@ impl TcpSocket {
         }
         self.stats.segments_sent += 1;
         emit.emit(Ecn::NotEct, self.syn_retransmitted, |s| *s = seg);
-    }
-
-    /// The SYN's explicit-rate fields: Kick-Ass-permitted (on the SYN-ACK only if the peer
-    /// offered it); RCP's header, with the SYN's rate echoed on the SYN-ACK.
-    fn syn_rate_fields(&mut self, server: bool) -> RateFields {
-        match self.cfg.cc.rate_protocol().map(|e| e.protocol) {
-            Some(RateProtocol::KickAss) if !server || self.rate_ok.is_some() => {
-                RateFields { ka_permitted: true, ..Default::default() }
-            }
-            Some(RateProtocol::Rcp) if !server || self.rate_ok.is_some() => {
-                let echo = std::mem::replace(&mut self.rate_echo, Rate(0));
-                RateFields { rcp: true, rcp_rate: Rate(u64::MAX), echo, ..Default::default() }
-            }
-            _ => RateFields::default(),
-        }
     }
 
     /// A segment without data that acknowledges what has arrived (and carries a pending rate).
@@ -1177,16 +1138,16 @@ impl TcpSocket {
         seg
     }
 
-    /// The SACK option of `seg`: CP's PACKs first (they must not wait), then the ordinary
+    /// The SACK option of `seg`: loss reports first (they must not wait), then the ordinary
     /// blocks, as many as the option space leaves room for beside its other options.
     fn sack_list(&self, seg: &TcpSegment) -> SackList {
-        // Built in place: a PACK (left > right) never equals an ordinary block, so skipping
+        // Built in place: a loss report (left > right) never equals an ordinary block, so skipping
         // duplicates across the two kinds changes nothing. (Returning one of two lists instead
         // copied one, reading the length byte just written as a word: a stalled store forward
         // on every ACK.)
-        let mut list = match self.rcv.packs_owed() {
+        let mut list = match self.rcv.reports_owed() {
             0 => SackList::new(),
-            _ => self.rcv.packs(seg.sack_room()),
+            _ => self.rcv.loss_reports(seg.sack_room()),
         };
         if self.sack_ok && self.rcv.dsack_pending() {
             self.rcv.push_dsack_blocks(&mut list, seg.sack_room());
@@ -1217,16 +1178,9 @@ impl TcpSocket {
         if self.ts_ok {
             self.rcv.on_timestamp(seg.seq, seg.ts_val);
         }
-        self.rate_ok = match self.cfg.cc.rate_protocol().map(|e| e.protocol) {
-            Some(RateProtocol::KickAss) if seg.xr.ka_permitted => Some(RateProtocol::KickAss),
-            Some(RateProtocol::Rcp) if seg.xr.rcp => Some(RateProtocol::Rcp),
-            _ => None,
-        };
-        if self.state == State::Listen
-            && self.rate_ok == Some(RateProtocol::Rcp)
-            && seg.xr.rcp_rate.0 != u64::MAX
-        {
-            self.rate_echo = seg.xr.rcp_rate; // the SYN's rate, back on the SYN-ACK
+        let server = self.state == State::Listen;
+        if self.ext.as_mut().is_some_and(|x| !x.agree(seg, server)) {
+            self.ext = None; // the peer does not speak it: plain TCP
         }
         // RFC 5681 §2: the SMSS the window counts in excludes the TCP/IP headers *and* options,
         // so it is the payload of a full segment (Linux's `mss_cache`, ns-3's SegmentSize):
@@ -1351,8 +1305,8 @@ impl TcpSocket {
         {
             newly_lost += self.on_duplicate_ack(now, ece, &sacked);
         }
-        if self.cfg.cp {
-            self.take_packs(now, seg);
+        if self.cfg.cut_reports {
+            self.take_loss_reports(now, seg);
         }
         if self.rack_on() {
             let mut latest = acked_latest.map_or(sacked.latest, |a| sacked.latest.merge(&a));
@@ -1380,11 +1334,11 @@ impl TcpSocket {
         }
     }
 
-    /// CP's PACKs: SACK blocks that name a range whose payload a router cut.
-    fn take_packs(&mut self, now: SimTime, seg: &TcpSegment) {
+    /// loss reports: SACK blocks that name a range whose payload a router cut.
+    fn take_loss_reports(&mut self, now: SimTime, seg: &TcpSegment) {
         for b in seg.sack.as_slice() {
             if let Some((left, right)) = b.as_lost_range() {
-                self.stats.packs_received += 1;
+                self.stats.loss_reports_received += 1;
                 self.on_loss_signal(now, LossSignal::Explicit { left, right });
             }
         }
@@ -2074,7 +2028,7 @@ mod tests {
 
     #[test]
     fn handshake_then_transfer_then_close() {
-        let mut h = Harness::new(cfg(), cfg(), MS);
+        let mut h = Harness::new(cfg().clone(), cfg(), MS);
         h.start(100_000, true);
         h.run_until(SimTime::from_secs(1));
         assert_eq!(h.b.delivered_bytes(), 100_000);
@@ -2089,7 +2043,7 @@ mod tests {
 
     #[test]
     fn first_flight_is_the_initial_window() {
-        let mut h = Harness::new(cfg(), cfg(), MS);
+        let mut h = Harness::new(cfg().clone(), cfg(), MS);
         h.start(1_000_000, false);
         h.run_until(SimTime::from_ms(3)); // handshake done at 2 ms; nothing acked yet
         assert_eq!(h.data_sent().count(), 10);
@@ -2099,7 +2053,7 @@ mod tests {
     /// segment and takes no room in the window, so all ten segments leave in the first flight.
     #[test]
     fn a_flow_of_one_initial_window_leaves_in_one_flight_fin_included() {
-        let mut h = Harness::new(cfg(), cfg(), MS);
+        let mut h = Harness::new(cfg().clone(), cfg(), MS);
         h.start(10 * 1460, true);
         h.run_until(SimTime::from_ms(3)); // handshake done at 2 ms; nothing acked yet
         let sent: Vec<_> = h.data_sent().collect();
@@ -2137,7 +2091,7 @@ mod tests {
     /// and the count.
     fn count_delivered(lost: fn(usize) -> bool, c: TcpConfig) -> (Harness, u64) {
         let delivered = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let mut h = Harness::new(c, c, SimTime::from_ms(10));
+        let mut h = Harness::new(c.clone(), c, SimTime::from_ms(10));
         h.spacing = SimTime::from_us(100);
         h.a.set_cc(AnyCc::Custom(Box::new(Counting {
             inner: crate::tcp::cc::NewReno::default(),
@@ -2176,7 +2130,7 @@ mod tests {
 
     #[test]
     fn timeout_doubles_the_rto_from_the_minimum() {
-        let mut h = Harness::new(cfg(), cfg(), MS);
+        let mut h = Harness::new(cfg().clone(), cfg(), MS);
         // Deliver the handshake, then lose every data segment.
         h.drop = Box::new(|dir, _, o| dir == Dir::AtoB && o.seg.payload_len > 0);
         h.start(10_000, false);
@@ -2202,7 +2156,7 @@ mod tests {
     fn minimum_rto_is_a_parameter() {
         let mut c = cfg();
         c.rto.min = SimTime::from_ms(10);
-        let mut h = Harness::new(c, c, MS);
+        let mut h = Harness::new(c.clone(), c, MS);
         h.drop = Box::new(|dir, _, o| dir == Dir::AtoB && o.seg.payload_len > 0);
         h.start(10_000, false);
         h.run_until(SimTime::from_ms(100));
@@ -2214,7 +2168,7 @@ mod tests {
 
     #[test]
     fn three_dupacks_trigger_one_fast_retransmit_without_timeout() {
-        let mut h = Harness::new(cfg(), cfg(), MS);
+        let mut h = Harness::new(cfg().clone(), cfg(), MS);
         h.spacing = SimTime::from_us(10);
         h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 3);
         h.start(200_000, true);
@@ -2230,7 +2184,7 @@ mod tests {
 
     #[test]
     fn lost_syn_is_retransmitted_after_the_syn_timeout_and_resets_rto_to_3s() {
-        let mut h = Harness::new(cfg(), cfg(), MS);
+        let mut h = Harness::new(cfg().clone(), cfg(), MS);
         h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && i == 0 && o.seg.flags.has(TcpFlags::SYN));
         h.start(1_000, false);
         // The SYN-ACK arrives at 1.002 s and data goes out at once, timed with a 3 s RTO.
@@ -2266,7 +2220,7 @@ mod tests {
                 c.sack = sack;
                 c.init_cwnd = 40;
             });
-            let mut h = Harness::new(c, c, SimTime::from_ms(10));
+            let mut h = Harness::new(c.clone(), c, SimTime::from_ms(10));
             h.spacing = SimTime::from_us(100);
             h.drop =
                 Box::new(move |dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && lost.contains(&i));
@@ -2295,7 +2249,7 @@ mod tests {
                 c.limited_transmit = lt;
                 c.sack = false; // duplicate-ACK counting alone (SACK's byte rule would also fire)
             });
-            let mut h = Harness::new(c, c, MS);
+            let mut h = Harness::new(c.clone(), c, MS);
             h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0);
             h.start(4 * 1460, true);
             h.run_until(SimTime::from_secs(2));
@@ -2310,7 +2264,7 @@ mod tests {
     fn dupthresh_is_configurable() {
         let run = |dupthresh: u32| {
             let c = with(|c| c.dupthresh = dupthresh);
-            let mut h = Harness::new(c, c, MS);
+            let mut h = Harness::new(c.clone(), c, MS);
             h.spacing = SimTime::from_us(10);
             // Lose segment 5 of a 9-segment flow: 3 later segments of the first flight + ...
             h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 5);
@@ -2330,7 +2284,7 @@ mod tests {
             let c = with(|c| {
                 c.delayed_ack = delayed.then_some(DelayedAck { count: 2, timeout: SimTime::from_ms(40) })
             });
-            let mut h = Harness::new(c, c, MS);
+            let mut h = Harness::new(c.clone(), c, MS);
             h.spacing = SimTime::from_us(12);
             h.start(1000 * 1460, true);
             h.run_until(SimTime::from_secs(5));
@@ -2343,7 +2297,7 @@ mod tests {
 
     #[test]
     fn karn_no_sample_from_a_retransmission_and_backoff_kept_until_a_new_sample() {
-        let mut h = Harness::new(cfg(), cfg(), MS);
+        let mut h = Harness::new(cfg().clone(), cfg(), MS);
         // Lose the first transmission of the first data segment only.
         h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0);
         h.start(1460, false);
@@ -2369,7 +2323,7 @@ mod tests {
     /// full data segment carries the MSS less those 12 bytes (RFC 6691; Linux's 1448).
     #[test]
     fn timestamps_ride_on_every_segment_and_cost_twelve_bytes_of_payload() {
-        let mut h = Harness::new(with_ts(), with_ts(), MS);
+        let mut h = Harness::new(with_ts().clone(), with_ts(), MS);
         h.start(20 * 1448, true);
         h.run_until(SimTime::from_secs(1));
         assert!(h.b.all_acked() || h.a.all_acked());
@@ -2390,7 +2344,7 @@ mod tests {
     /// fills it echoes the retransmission.
     #[test]
     fn acks_echo_the_last_in_order_segment_and_the_hole_filling_retransmission() {
-        let mut h = Harness::new(with_ts(), with_ts(), SimTime::from_ms(10));
+        let mut h = Harness::new(with_ts().clone(), with_ts(), SimTime::from_ms(10));
         h.spacing = SimTime::from_ms(1);
         // The hole past the initial window, where the ACK clock sends one segment per tick.
         h.drop =
@@ -2417,7 +2371,7 @@ mod tests {
     #[test]
     fn with_timestamps_the_backoff_collapses_on_the_retransmissions_ack() {
         let rto_after = |c: TcpConfig| {
-            let mut h = Harness::new(c, c, MS);
+            let mut h = Harness::new(c.clone(), c, MS);
             h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0);
             h.start(1000, false);
             h.run_until(SimTime::from_ms(500));
@@ -2439,7 +2393,7 @@ mod tests {
             let c = with(|c| {
                 (c.sack_rtt, c.init_cwnd, c.dupthresh, c.limited_transmit) = (sack_rtt, 2, 10, false)
             });
-            let mut h = Harness::new(c, c, MS);
+            let mut h = Harness::new(c.clone(), c, MS);
             // The first segment's first transmission is lost, and the duplicate ACK for the
             // second: a timeout, whose retransmission's ACK gives no sample (Karn), so the
             // backoff stays. Then the first of the next segments is lost once, and the
@@ -2468,7 +2422,7 @@ mod tests {
     fn cwnd_validation_decides_whether_an_application_limited_window_grows() {
         let cwnd_after = |v: CwndValidation| {
             let c = with(|c| c.cwnd_validation = v);
-            let mut h = Harness::new(c, c, MS);
+            let mut h = Harness::new(c.clone(), c, MS);
             h.drop = Box::new(|dir, _, o| dir == Dir::AtoB && !o.retransmission && o.seg.seq == 1);
             h.start(2 * 1460, false);
             h.run_until(SimTime::from_ms(500));
@@ -2482,7 +2436,7 @@ mod tests {
         // In congestion avoidance an application-limited window stays, unless unvalidated.
         let grown = |v: CwndValidation| {
             let c = with(|c| (c.cwnd_validation, c.initial_ssthresh) = (v, Some(2 * 1460)));
-            let mut h = Harness::new(c, c, MS);
+            let mut h = Harness::new(c.clone(), c, MS);
             h.start(1460, false);
             for i in 1..=20 {
                 h.run_until(SimTime::from_ms(5 * i));
@@ -2505,7 +2459,7 @@ mod tests {
         let one_way = SimTime::from_us(300);
         for ts in [false, true] {
             let c = TcpConfig { rtt_model: RttModel::Ns3, timestamps: ts, ..cfg() };
-            let mut h = Harness::new(c, c, one_way);
+            let mut h = Harness::new(c.clone(), c, one_way);
             h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0);
             h.start(1000, false);
             h.run_until(SimTime::from_ms(500));
@@ -2530,7 +2484,7 @@ mod tests {
     /// RTO is set from it, not re-initialized to 3 s (RFC 6298 §5.7 applies without a sample).
     #[test]
     fn with_timestamps_a_lost_syn_costs_no_three_second_rto() {
-        let mut h = Harness::new(with_ts(), with_ts(), MS);
+        let mut h = Harness::new(with_ts().clone(), with_ts(), MS);
         h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && i == 0 && o.seg.flags.has(TcpFlags::SYN));
         h.start(1_000, false);
         h.run_until(SimTime::from_ms(1003));
@@ -2545,7 +2499,7 @@ mod tests {
     #[test]
     fn three_sack_blocks_fit_beside_the_timestamps() {
         let most_blocks = |c: TcpConfig| {
-            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            let mut h = Harness::new(c.clone(), c, SimTime::from_ms(5));
             h.spacing = SimTime::from_us(100);
             h.drop = Box::new(|dir, i, o| {
                 dir == Dir::AtoB && !o.retransmission && [10, 12, 14, 16, 18].contains(&i)
@@ -2577,7 +2531,7 @@ mod tests {
                     c.cc = CcConfig::NewReno(RenoIncrease::PerAck);
                     c.grow_at_recovery_exit = grow;
                 });
-                let mut h = Harness::new(c, c, MS);
+                let mut h = Harness::new(c.clone(), c, MS);
                 h.drop = Box::new(|dir, i, o| {
                     dir == Dir::AtoB && o.seg.payload_len > 0 && i == 15 && !o.retransmission
                 });
@@ -2606,7 +2560,7 @@ mod tests {
                 (c.init_cwnd, c.dupthresh, c.limited_transmit) = (20, 30, false);
                 c.timeout_reduces_again = again;
             });
-            let mut h = Harness::new(c, c, MS);
+            let mut h = Harness::new(c.clone(), c, MS);
             let eleventh = 1 + 10 * 1460;
             let mut sent_11th = 0;
             h.drop = Box::new(move |dir, _, o| {
@@ -2636,7 +2590,7 @@ mod tests {
     fn with_sack_limited_transmit_sends_what_the_pipe_frees() {
         let sent_on_first_dupack = |beyond: bool| {
             let c = with(|c| c.limited_transmit_beyond_pipe = beyond);
-            let mut h = Harness::new(c, c, MS);
+            let mut h = Harness::new(c.clone(), c, MS);
             h.spacing = SimTime::from_us(100);
             h.drop = Box::new(|dir, i, o| {
                 dir == Dir::AtoB && o.seg.payload_len > 0 && i == 3 && !o.retransmission
@@ -2663,7 +2617,7 @@ mod tests {
                 c.init_cwnd = 40;
                 c.recovery = recovery;
             });
-            let mut h = Harness::new(c, c, SimTime::from_ms(10));
+            let mut h = Harness::new(c.clone(), c, SimTime::from_ms(10));
             h.spacing = SimTime::from_us(100);
             h.drop = Box::new(|dir, i, o| {
                 dir == Dir::AtoB && o.seg.payload_len > 0 && i == 20 && !o.retransmission
@@ -2691,7 +2645,7 @@ mod tests {
     fn new_data_after_an_idle_rto_restarts_the_window() {
         let run = |on: bool, idle: SimTime| {
             let c = with(|c| (c.slow_start_after_idle, c.initial_ssthresh) = (on, Some(4 * 1460)));
-            let mut h = Harness::new(c, c, SimTime::from_ms(10));
+            let mut h = Harness::new(c.clone(), c, SimTime::from_ms(10));
             h.start(40 * 1460, false);
             while h.a.bytes_acked() < 40 * 1460 {
                 h.run_until(h.now + MS);
@@ -2723,7 +2677,7 @@ mod tests {
     fn ssthresh_halves_cwnd_flight_or_pipe_as_configured() {
         let run = |base: SsthreshBase| {
             let c = with(|c| (c.init_cwnd, c.ssthresh_base) = (40, base));
-            let mut h = Harness::new(c, c, SimTime::from_ms(10));
+            let mut h = Harness::new(c.clone(), c, SimTime::from_ms(10));
             h.drop = Box::new(|dir, i, o| {
                 dir == Dir::AtoB && o.seg.payload_len > 0 && i == 0 && !o.retransmission
             });
@@ -2782,7 +2736,7 @@ mod tests {
                 c.ecn = true;
                 c.recovery = recovery;
             });
-            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            let mut h = Harness::new(c.clone(), c, SimTime::from_ms(5));
             h.spacing = SimTime::from_us(50);
             h.mark = Box::new(|dir, i, o| if dir == Dir::AtoB && i == 31 { Ecn::Ce } else { o.ecn });
             h.start(400 * 1460, true);
@@ -2823,7 +2777,7 @@ mod tests {
                 c.cc = CcConfig::NewReno(RenoIncrease::PerAck);
                 c.grow_at_recovery_exit = grow;
             });
-            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            let mut h = Harness::new(c.clone(), c, SimTime::from_ms(5));
             h.spacing = SimTime::from_us(50);
             h.mark = Box::new(|dir, i, o| if dir == Dir::AtoB && i == 31 { Ecn::Ce } else { o.ecn });
             h.start(400 * 1460, true);
@@ -2842,7 +2796,7 @@ mod tests {
     #[test]
     fn classic_ecn_reduces_once_per_window_and_sets_cwr() {
         let c = with(|c| c.ecn = true);
-        let mut h = Harness::new(c, c, SimTime::from_ms(5));
+        let mut h = Harness::new(c.clone(), c, SimTime::from_ms(5));
         h.spacing = SimTime::from_us(50);
         // Mark data segments 30 and 31 CE (same window).
         h.mark = Box::new(|dir, i, o| if dir == Dir::AtoB && (i == 31 || i == 32) { Ecn::Ce } else { o.ecn });
@@ -2869,7 +2823,7 @@ mod tests {
     #[test]
     fn pacing_spaces_segments_at_the_pacing_rate() {
         let c = with(|c| c.pacing = true);
-        let mut h = Harness::new(c, c, SimTime::from_ms(10));
+        let mut h = Harness::new(c.clone(), c, SimTime::from_ms(10));
         h.start(40 * 1460, true);
         h.run_until(SimTime::from_ms(23));
         // After the handshake (SRTT 20 ms, cwnd 10·1460 B, slow start ×2): rate = 11.68 Mbps,
@@ -2886,14 +2840,14 @@ mod tests {
         // the window counts in those: an initial window of 10 is 14 480 bytes, as Linux's
         // 10 packets of `mss_cache`.
         let ts = with(|c| c.timestamps = true);
-        let mut h = Harness::new(ts, ts, MS);
+        let mut h = Harness::new(ts.clone(), ts, MS);
         h.start(100_000, true);
         h.run_until(SimTime::from_us(2500));
         assert_eq!(h.a.mss(), 1448);
         assert_eq!(h.data_sent().next().unwrap().out.seg.payload_len, 1448);
         assert_eq!(h.data_sent().count(), 10);
         assert_eq!(h.a.cwnd(), 10 * 1448, "nothing acknowledged yet");
-        let mut h = Harness::new(cfg(), cfg(), MS);
+        let mut h = Harness::new(cfg().clone(), cfg(), MS);
         h.start(100_000, true);
         h.run_until(SimTime::from_us(2500));
         assert_eq!(h.a.mss(), 1460);
@@ -2903,11 +2857,11 @@ mod tests {
     #[test]
     fn mss_is_the_smaller_of_both_ends_and_jumbo_frames_work() {
         let jumbo = with(|c| c.mss = 8960);
-        let mut h = Harness::new(jumbo, cfg(), MS);
+        let mut h = Harness::new(jumbo.clone(), cfg(), MS);
         h.start(100_000, true);
         h.run_until(SimTime::from_secs(1));
         assert_eq!(h.a.mss(), 1460);
-        let mut h = Harness::new(jumbo, jumbo, MS);
+        let mut h = Harness::new(jumbo.clone(), jumbo, MS);
         h.start(100_000, true);
         h.run_until(SimTime::from_secs(1));
         assert_eq!(h.a.mss(), 8960);
@@ -2918,7 +2872,7 @@ mod tests {
     #[test]
     fn receive_window_limits_the_flight() {
         let c = with(|c| c.rcv_buf = 5 * 1460);
-        let mut h = Harness::new(c, c, SimTime::from_ms(10));
+        let mut h = Harness::new(c.clone(), c, SimTime::from_ms(10));
         h.start(100 * 1460, true);
         h.run_until(SimTime::from_ms(21));
         assert_eq!(h.data_sent().count(), 5, "initial window 10 but the peer offers 5 segments");
@@ -2928,7 +2882,7 @@ mod tests {
 
     #[test]
     fn explicit_loss_notification_resends_only_the_named_segment_once_per_copy_lost() {
-        let mut h = Harness::new(cfg(), cfg(), SimTime::from_ms(10));
+        let mut h = Harness::new(cfg().clone(), cfg(), SimTime::from_ms(10));
         h.start(30 * 1460, true);
         h.run_until(SimTime::from_ms(25)); // 10 segments in flight, none acknowledged
         let seq = 1 + 3 * 1460;
@@ -2942,7 +2896,7 @@ mod tests {
         assert_eq!(sent.len(), 1);
         assert!(sent[0].retransmission && sent[0].seg.seq == seq);
         assert_eq!(h.a.ca_state(), CaState::Recovery);
-        // A second notice: the resent copy was lost too (CP sends one PACK per cut copy). It
+        // A second notice: the resent copy was lost too (one loss report comes per cut copy). It
         // leaves the pipe, to be resent when the pipe is below the halved window.
         let pipe = h.a.in_flight();
         notify_and_send(&mut h);
@@ -2954,7 +2908,7 @@ mod tests {
 
     #[test]
     fn a_notice_about_an_earlier_copy_is_ignored_while_a_later_one_may_be_in_flight() {
-        let mut h = Harness::new(cfg(), cfg(), SimTime::from_ms(10));
+        let mut h = Harness::new(cfg().clone(), cfg(), SimTime::from_ms(10));
         h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && i == 3 && !o.retransmission);
         h.start(30 * 1460, true);
         // Three duplicate ACKs come back 20 ms after the first flight: fast retransmit.
@@ -2968,7 +2922,7 @@ mod tests {
     }
 
     fn cp_cfg() -> TcpConfig {
-        with(|c| c.cp = true)
+        with(|c| c.cut_reports = true)
     }
 
     /// A 30-segment transfer, one data segment per ms, whose data segment 3 (seq 4381) is cut
@@ -2982,8 +2936,8 @@ mod tests {
         h
     }
 
-    /// The PACKs b sent, with their send times.
-    fn packs_sent(h: &Harness) -> Vec<(SimTime, SackBlock)> {
+    /// The loss reports b sent, with their send times.
+    fn reports_sent(h: &Harness) -> Vec<(SimTime, SackBlock)> {
         h.log
             .iter()
             .filter(|s| s.dir == Dir::BtoA)
@@ -2996,18 +2950,18 @@ mod tests {
     fn a_cut_segment_is_answered_at_once_by_a_pack_naming_exactly_its_range() {
         let h = cut_segment_3(cp_cfg(), cp_cfg(), SimTime::from_secs(1));
         let seq = 1 + 3 * 1460;
-        let packs = packs_sent(&h);
-        assert_eq!(packs.len(), 1, "one PACK for one cut segment");
-        let (at, b) = packs[0];
+        let reports = reports_sent(&h);
+        assert_eq!(reports.len(), 1, "one loss report for one cut segment");
+        let (at, b) = reports[0];
         assert_eq!((b.right, b.left), (seq, seq + 1460));
         // Sent on the cut segment's arrival: data segment 3 left at 24 ms (one per ms from
         // 21 ms) and arrived at 34 ms.
         assert_eq!(at, SimTime::from_ms(34));
-        // The sender resends that segment once, on the PACK, before any duplicate-ACK logic.
+        // The sender resends that segment once, on the loss report, before any duplicate-ACK logic.
         let retx: Vec<_> = h.data_sent().filter(|s| s.out.retransmission).collect();
         assert_eq!(retx.len(), 1);
         assert_eq!((retx[0].out.seg.seq, retx[0].at), (seq, SimTime::from_ms(44)));
-        assert_eq!(h.a.stats().packs_received, 1);
+        assert_eq!(h.a.stats().loss_reports_received, 1);
         assert_eq!(h.a.stats().timeouts, 0);
         // Detected 24 ms after the sender first sent it (at 20 ms, with the whole initial
         // window: the link spaces them): the loss-detection time the results report.
@@ -3020,26 +2974,26 @@ mod tests {
 
     #[test]
     fn without_cp_a_cut_segment_is_discarded_and_recovered_like_a_loss() {
-        let mut h = Harness::new(cfg(), cfg(), SimTime::from_ms(10));
+        let mut h = Harness::new(cfg().clone(), cfg(), SimTime::from_ms(10));
         h.cut = Box::new(|dir, i, o| dir == Dir::AtoB && i == 3 && !o.retransmission);
         h.start(30 * 1460, true);
         h.run_until(SimTime::from_secs(2));
         assert!(h.log.iter().all(|s| s.out.seg.sack.as_slice().iter().all(|b| b.left < b.right)));
-        assert_eq!(h.b.receiver().cut_segments, 0, "never reached the receiver's CP path");
+        assert_eq!(h.b.receiver().cut_segments, 0, "never reached the receiver's cut path");
         assert_eq!(h.data_sent().filter(|s| s.out.retransmission).count(), 1);
         assert!(h.a.all_acked());
     }
 
     #[test]
     fn a_pack_beside_ordinary_sack_blocks_leaves_a_sack_only_sender_unaffected() {
-        // Receiver with CP, sender without: the PACK rides in the SACK option and is ignored;
+        // Receiver reporting cuts, sender not reading reports: the loss report rides in the SACK option and is ignored;
         // SACK recovery proceeds from the ordinary blocks.
         let h = cut_segment_3(cfg(), cp_cfg(), SimTime::from_secs(2));
-        assert_eq!(packs_sent(&h).len(), 1);
-        assert_eq!(h.a.stats().packs_received, 0);
+        assert_eq!(reports_sent(&h).len(), 1);
+        assert_eq!(h.a.stats().loss_reports_received, 0);
         let retx: Vec<_> = h.data_sent().filter(|s| s.out.retransmission).collect();
         assert_eq!(retx.len(), 1, "fast retransmit from the duplicate ACKs, once");
-        // Not on the PACK (44 ms) but on the third duplicate ACK: the PACK's ACK is itself the
+        // Not on the loss report (44 ms) but on the third duplicate ACK: the loss report's ACK is itself the
         // first duplicate, segments 4 and 5's the next two (46 ms).
         assert_eq!(retx[0].at, SimTime::from_ms(46));
         assert_eq!(h.a.stats().loss_detection, SimTime::from_ms(26), "two segments later");
@@ -3049,7 +3003,7 @@ mod tests {
     /// 60 segments on a connection configured by `c`: data segment 5 is lost, and so is its
     /// first retransmission. The sender's counters.
     fn a_retransmission_lost_again(c: TcpConfig) -> TcpStats {
-        let mut h = Harness::new(c, c, SimTime::from_ms(10));
+        let mut h = Harness::new(c.clone(), c, SimTime::from_ms(10));
         h.spacing = SimTime::from_us(100);
         let mut retx_seen = 0;
         h.drop = Box::new(move |dir, i, o| {
@@ -3087,7 +3041,7 @@ mod tests {
     fn frto_undoes_a_spurious_timeout_and_resends_nothing_more() {
         let run = |frto: bool| {
             let c = with(|c| c.frto = frto);
-            let mut h = Harness::new(c, c, MS);
+            let mut h = Harness::new(c.clone(), c, MS);
             h.spacing = SimTime::from_us(100);
             h.start(3000 * 1460, true);
             h.run_until(SimTime::from_ms(20));
@@ -3115,7 +3069,7 @@ mod tests {
     fn frto_probes_with_new_data_and_takes_a_real_loss_as_real() {
         let run = |frto: bool| {
             let c = with(|c| c.frto = frto);
-            let mut h = Harness::new(c, c, SimTime::from_ms(100));
+            let mut h = Harness::new(c.clone(), c, SimTime::from_ms(100));
             h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && (5..10).contains(&i));
             h.start(10 * 1460, false);
             while h.a.stats().timeouts == 0 {
@@ -3151,7 +3105,7 @@ mod tests {
     /// One window of ten segments whose 3rd and the one at index `second` are lost (first
     /// transmissions); the sender's counters.
     fn ten_segments_losing(c: TcpConfig, close: bool, second: usize) -> TcpStats {
-        let mut h = Harness::new(c, c, SimTime::from_ms(5));
+        let mut h = Harness::new(c.clone(), c, SimTime::from_ms(5));
         h.drop = Box::new(move |dir, i, o| dir == Dir::AtoB && !o.retransmission && (i == 2 || i == second));
         h.start(10 * 1460, close);
         h.run_until(SimTime::from_secs(3));
@@ -3207,7 +3161,7 @@ mod tests {
     #[test]
     fn after_an_undone_timeout_a_loss_is_found_by_duplicate_acks() {
         let c = with(|c| (c.sack, c.frto) = (false, true));
-        let mut h = Harness::new(c, c, MS);
+        let mut h = Harness::new(c.clone(), c, MS);
         h.spacing = SimTime::from_us(100);
         h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && i == 300);
         h.start(3000 * 1460, true);
@@ -3228,7 +3182,7 @@ mod tests {
     /// recovery, it was resent with no reduction.
     #[test]
     fn a_loss_sacked_at_the_recovery_point_starts_a_recovery() {
-        let mut h = Harness::new(cfg(), cfg(), SimTime::from_ms(5));
+        let mut h = Harness::new(cfg().clone(), cfg(), SimTime::from_ms(5));
         h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && (i == 2 || i == 11));
         h.start(10 * 1460, false);
         h.run_until(SimTime::from_ms(100));
@@ -3262,7 +3216,7 @@ mod tests {
         let slack = SimTime::from_ms(2);
         let run = |rack: bool| {
             let c = with(|c| (c.rack, c.loss_timer_slack) = (rack, slack));
-            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            let mut h = Harness::new(c.clone(), c, SimTime::from_ms(5));
             h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && i == 2);
             h.start(4 * 1460, false);
             h.run_until(SimTime::from_secs(3));
@@ -3286,7 +3240,7 @@ mod tests {
     fn dsack_widens_racks_reordering_window_after_a_spurious_retransmission() {
         let run = |dsack: bool| {
             let c = with(|c| (c.rack, c.dsack, c.loss_timer_slack) = (true, dsack, SimTime::ZERO));
-            let mut h = Harness::new(c, c, SimTime::from_ms(5));
+            let mut h = Harness::new(c.clone(), c, SimTime::from_ms(5));
             h.spacing = SimTime::from_us(100);
             h.hold = Box::new(|dir, i, o| match (dir, o.retransmission, i) {
                 (Dir::AtoB, false, 5) => SimTime::from_us(150),
@@ -3314,7 +3268,7 @@ mod tests {
     /// RACK, with or without tail loss probes; the sender's counters and the probe's time.
     fn tail_loss(lost: usize, tlp: bool) -> (TcpStats, Option<SimTime>) {
         let c = with(|c| (c.rack, c.tlp) = (true, tlp));
-        let mut h = Harness::new(c, c, SimTime::from_ms(5));
+        let mut h = Harness::new(c.clone(), c, SimTime::from_ms(5));
         h.drop = Box::new(move |dir, i, o| dir == Dir::AtoB && !o.retransmission && i >= 10 - lost);
         h.start(10 * 1460, false);
         h.run_until(SimTime::from_secs(3));

@@ -28,7 +28,7 @@ pub struct Sent {
 pub type DropFilter = Box<dyn FnMut(Dir, usize, &Outgoing) -> bool>;
 /// Rewrites a segment's ECN field in flight.
 pub type EcnMarker = Box<dyn FnMut(Dir, usize, &Outgoing) -> Ecn>;
-/// Rewrites any field of a segment in flight (e.g. a router stamping RCP's rate).
+/// Rewrites any field of a segment in flight (e.g. a router stamping a rate header).
 pub type Rewriter = Box<dyn FnMut(Dir, &mut Outgoing)>;
 /// The payload of the leading fragment a segment arrives in, if a router fragmented it.
 pub type Fragmenter = Box<dyn FnMut(Dir, usize, &Outgoing) -> Option<u32>>;
@@ -53,12 +53,12 @@ pub struct Harness {
     pub drop: DropFilter,
     /// Rewrite a segment's ECN field in flight (e.g. to mark CE).
     pub mark: EcnMarker,
-    /// Return true to have a switch cut a data segment's payload (CP): it arrives as a header.
+    /// Return true to have a switch cut a data segment's payload: it arrives as a header.
     pub cut: DropFilter,
     pub rewrite: Rewriter,
     pub fragment: Fragmenter,
     pub hold: Holder,
-    /// Kick-Ass RTT indicators sent: (time, direction, size).
+    /// Signal datagrams the endpoint parts sent: (time, direction, size).
     pub indicators: Vec<(SimTime, Dir, u32)>,
     /// Segments sent so far, per direction: [control, data].
     sent_count: [[usize; 2]; 2],
@@ -106,7 +106,7 @@ impl Harness {
         self.a.poll_transmit(now, &mut |o: &Outgoing| outs.push((Dir::AtoB, *o)));
         self.b.poll_transmit(now, &mut |o: &Outgoing| outs.push((Dir::BtoA, *o)));
         for (dir, sock) in [(Dir::AtoB, &mut self.a), (Dir::BtoA, &mut self.b)] {
-            if let Some(size) = sock.poll_rtt_indicator(now) {
+            if let Some(size) = sock.poll_signal_datagram(now) {
                 self.indicators.push((now, dir, size));
             }
         }

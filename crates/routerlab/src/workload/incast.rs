@@ -96,7 +96,8 @@ impl Incast {
     pub fn start(&mut self, ctx: &mut Ctx) {
         if self.connect == Connect::First {
             for (i, &s) in self.senders.iter().enumerate() {
-                let mut f = FlowSpec::new(s, self.receiver, self.opens.at(i), Some(0), self.tcp, self.group);
+                let mut f =
+                    FlowSpec::new(s, self.receiver, self.opens.at(i), Some(0), self.tcp.clone(), self.group);
                 f.persistent = true;
                 self.conns.push(ctx.open(f, u64::MAX, 0));
             }
@@ -133,7 +134,7 @@ impl Incast {
                     self.receiver,
                     ctx.now,
                     Some(self.block),
-                    self.tcp,
+                    self.tcp.clone(),
                     self.group,
                 );
                 ctx.open(f, r as u64, r);

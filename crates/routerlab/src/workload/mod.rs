@@ -204,7 +204,7 @@ pub fn expand_static(w: &StaticFlows, rng: &mut SimRng) -> Vec<FlowSpec> {
             let jitter = if w.jitter.0 > 0 { SimTime(rng.below(w.jitter.0)) } else { SimTime::ZERO };
             FlowSpec {
                 stop: w.stop,
-                ..FlowSpec::new(src, dst, w.start.at(i) + jitter, w.size, w.tcp, w.group)
+                ..FlowSpec::new(src, dst, w.start.at(i) + jitter, w.size, w.tcp.clone(), w.group)
             }
         })
         .collect()

@@ -60,7 +60,7 @@ impl OnOff {
         let size = (self.size.sample(ctx.rng).round() as u64).max(1);
         let seq = self.flows_started[c];
         self.flows_started[c] += 1;
-        ctx.open(FlowSpec::new(src, dst, ctx.now, Some(size), self.tcp, self.group), c as u64, seq);
+        ctx.open(FlowSpec::new(src, dst, ctx.now, Some(size), self.tcp.clone(), self.group), c as u64, seq);
     }
 
     pub fn on_done(&mut self, tag: u64, ctx: &mut Ctx) {

@@ -87,7 +87,7 @@ impl Web {
             self.clients[c],
             ctx.now,
             Some(size),
-            self.tcp,
+            self.tcp.clone(),
             self.group,
         );
         f.opener = Opener::Receiver;

@@ -13,11 +13,13 @@
 //! - **Native RCP router** ([`rcp_router`]): the same rate, in a header field.
 //! - **Sender** ([`sender`]): rate mode (window = rate × RTT, paced) and TCP mode, with the
 //!   switches of §II-C; native RCP's sender without the fallback.
-//! - **Endpoint protocol**, inside TCP ([`crate::tcp`]): the Kick-Ass-permitted option in the
-//!   handshake, DF clear on a Kick-Ass pair's data, the receiver's decoding and echo, RTT
-//!   indicators every 100 ms (`KaEndpoint`).
+//! - **Endpoint protocol** ([`endpoint`]), TCP's endpoint part (`tcp::endpoint`): the
+//!   Kick-Ass-permitted option in the handshake, DF clear on a Kick-Ass pair's data, the
+//!   receiver's decoding and echo, RTT indicators every 100 ms; `KaEndpoint` is the recipe that
+//!   builds it with the sender.
 
 pub mod encoding;
+pub mod endpoint;
 pub mod flow_count;
 pub mod rcp;
 pub mod rcp_router;

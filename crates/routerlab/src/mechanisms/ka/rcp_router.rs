@@ -45,8 +45,8 @@ impl PortStage for RcpRouter {
     ) -> Result<(), DropCause> {
         let p = pool.get(pkt);
         self.rcp.on_input(p.ip.total_len as u32);
-        if p.tcp.xr.rcp && p.tcp.xr.rcp_rtt_us > 0 && p.has_l4_header() {
-            self.rcp.on_rtt_sample(SimTime::from_us(p.tcp.xr.rcp_rtt_us as u64));
+        if p.tcp.xr.rate_header && p.tcp.xr.header_rtt_us > 0 && p.has_l4_header() {
+            self.rcp.on_rtt_sample(SimTime::from_us(p.tcp.xr.header_rtt_us as u64));
         }
         Ok(())
     }
@@ -62,8 +62,8 @@ impl PortStage for RcpRouter {
     ) {
         let p = pool.get_mut(pkt);
         let r = self.rcp.rate();
-        if p.tcp.xr.rcp && p.has_l4_header() && p.tcp.xr.rcp_rate > r {
-            p.tcp.xr.rcp_rate = r;
+        if p.tcp.xr.rate_header && p.has_l4_header() && p.tcp.xr.header_rate > r {
+            p.tcp.xr.header_rate = r;
             self.stamped += 1;
         }
         out.push_back(pkt);

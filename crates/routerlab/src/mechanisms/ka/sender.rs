@@ -166,6 +166,14 @@ impl CongestionControl for ExplicitRate {
         Some((self.last_rate(), self.mode() == Mode::Rate))
     }
 
+    fn explicit_rate_totals(&self, now: SimTime) -> Option<(u64, SimTime)> {
+        Some((self.stats.switches(), self.rate_time(now)))
+    }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn on_explicit_rate(&mut self, w: &mut Window, now: SimTime, rate: Rate, srtt: Option<SimTime>) {
         self.rate = Some(rate);
         self.rate_at = now;

@@ -2,9 +2,10 @@
 //! indicators), on the two-socket harness.
 
 use super::encoding::{indicator_size, rate_of_length};
-use super::{KaEndpoint, Mode, RateProtocol};
+use super::{ExplicitRate, KaEndpoint, Mode, RateProtocol};
 use crate::tcp::TcpConfig;
-use crate::tcp::cc::{AnyCc, CcConfig, RenoIncrease};
+use crate::tcp::cc::{CcConfig, CongestionControl, RenoIncrease};
+use crate::tcp::endpoint::ControllerRecipe;
 use crate::tcp::testing::{Dir, Harness};
 use crate::units::{Rate, SimTime};
 
@@ -13,15 +14,14 @@ fn ms(n: u64) -> SimTime {
 }
 
 fn cfg(p: Option<RateProtocol>) -> TcpConfig {
-    let cc = p.map_or(CcConfig::NewReno(RenoIncrease::Bytes), |p| CcConfig::ExplicitRate(KaEndpoint::new(p)));
+    let cc = p.map_or(CcConfig::NewReno(RenoIncrease::Bytes), |p| {
+        CcConfig::Plugin(ControllerRecipe::new(KaEndpoint::new(p)))
+    });
     TcpConfig { cc, ..TcpConfig::default() }
 }
 
 fn mode(h: &Harness) -> Option<Mode> {
-    match h.a.cc() {
-        AnyCc::ExplicitRate(x) => Some(x.mode()),
-        _ => None,
-    }
+    Some(h.a.cc().as_any()?.downcast_ref::<ExplicitRate>()?.mode())
 }
 
 const KA: Option<RateProtocol> = Some(RateProtocol::KickAss);
@@ -31,9 +31,12 @@ fn kick_ass_is_agreed_in_the_handshake_and_clears_df() {
     let mut h = Harness::new(cfg(KA), cfg(KA), ms(50));
     h.start(100_000, true);
     h.run_until(ms(150));
-    assert!(h.log[0].out.seg.xr.ka_permitted, "the SYN offers Kick-Ass");
-    assert!(h.log.iter().any(|s| s.dir == Dir::BtoA && s.out.seg.xr.ka_permitted), "the SYN-ACK agrees");
-    assert_eq!(h.a.rate_protocol(), Some(RateProtocol::KickAss));
+    assert!(h.log[0].out.seg.xr.fragment_rate_permitted, "the SYN offers Kick-Ass");
+    assert!(
+        h.log.iter().any(|s| s.dir == Dir::BtoA && s.out.seg.xr.fragment_rate_permitted),
+        "the SYN-ACK agrees"
+    );
+    assert_eq!(h.a.endpoint_part().map(|x| x.name()), Some("kick-ass"));
     assert!(h.a.allows_fragmentation() && h.b.allows_fragmentation());
 }
 
@@ -42,8 +45,8 @@ fn with_a_legacy_peer_it_is_plain_tcp() {
     let mut h = Harness::new(cfg(KA), cfg(None), ms(50));
     h.start(300_000, true);
     h.run_until(SimTime::from_secs(2));
-    assert!(!h.log.iter().any(|s| s.dir == Dir::BtoA && s.out.seg.xr.ka_permitted));
-    assert_eq!(h.a.rate_protocol(), None);
+    assert!(!h.log.iter().any(|s| s.dir == Dir::BtoA && s.out.seg.xr.fragment_rate_permitted));
+    assert!(h.a.endpoint_part().is_none(), "the part is dropped: plain TCP");
     assert!(!h.a.allows_fragmentation(), "DF stays set");
     assert!(h.indicators.is_empty(), "no RTT indicators without a Kick-Ass peer");
     assert!(h.a.all_acked());
@@ -52,7 +55,7 @@ fn with_a_legacy_peer_it_is_plain_tcp() {
     let mut h = Harness::new(cfg(None), cfg(KA), ms(50));
     h.start(1000, true);
     h.run_until(ms(200));
-    assert!(!h.log.iter().any(|s| s.out.seg.xr.ka_permitted));
+    assert!(!h.log.iter().any(|s| s.out.seg.xr.fragment_rate_permitted));
 }
 
 #[test]
@@ -66,6 +69,7 @@ fn the_receiver_echoes_the_rate_of_a_leading_fragment_on_its_next_ack() {
     let echoed: Vec<_> = acks.iter().filter(|s| s.out.seg.xr.echo.0 != 0).collect();
     assert!(!echoed.is_empty());
     assert!(echoed.iter().all(|s| s.out.seg.xr.echo == rate_of_length(640)));
+    assert!(echoed.iter().all(|s| s.out.seg.xr.echo_length == 640), "on the wire: the length it read");
     assert_eq!(acks[0].out.seg.xr.echo, Rate(0), "the SYN-ACK/first ACK precede any fragment");
     // The sender is in rate mode, pacing at the rate, its window rate × SRTT.
     assert_eq!(mode(&h), Some(Mode::Rate));
@@ -109,8 +113,8 @@ fn rcp_learns_its_rate_from_the_syn_ack() {
     let mut h = Harness::new(cfg(rcp), cfg(rcp), ms(50));
     // A router on the forward path allows 12 Mbit/s.
     h.rewrite = Box::new(|dir, o| {
-        if dir == Dir::AtoB && o.seg.xr.rcp {
-            o.seg.xr.rcp_rate = o.seg.xr.rcp_rate.min(Rate::from_mbps(12));
+        if dir == Dir::AtoB && o.seg.xr.rate_header {
+            o.seg.xr.header_rate = o.seg.xr.header_rate.min(Rate::from_mbps(12));
         }
     });
     h.start(1_000_000, true);
@@ -120,7 +124,7 @@ fn rcp_learns_its_rate_from_the_syn_ack() {
     assert_eq!(mode(&h), Some(Mode::Rate), "rate mode before the first data segment");
     let first = h.data_sent().next().unwrap();
     // RCP's 16 header bytes beside the timestamps' 12, on every segment.
-    assert!(first.out.seg.xr.rcp && first.out.seg.header_len() == 20 + 16 + 12);
+    assert!(first.out.seg.xr.rate_header && first.out.seg.header_len() == 20 + 16 + 12);
     assert_eq!(first.out.seg.payload_len, 1460 - 16 - 12, "the MSS less the options (RFC 6691)");
     assert!(!h.a.allows_fragmentation());
     h.run_until(SimTime::from_secs(3));

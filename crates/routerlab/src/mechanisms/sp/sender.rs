@@ -206,7 +206,7 @@ impl HostShim for SpSender {
     fn on_egress(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool, out: &mut Vec<PacketId>) {
         let p = pool.get(pkt);
         let key = match FlowKey::of(p) {
-            Some((key, _)) if p.meta.flags.has(MetaFlags::SP_SENDER) => key,
+            Some((key, _)) if p.meta.flags.has(MetaFlags::GROUPABLE) => key,
             _ => return out.push(pkt),
         };
         let f = *self.index.entry(key).or_insert_with(|| {
@@ -279,7 +279,7 @@ mod tests {
             ..Default::default()
         };
         let mut p = Packet::tcp_for_test(HostId(0), HostId(1), tcp);
-        p.meta.flags.set(MetaFlags::SP_SENDER, sp);
+        p.meta.flags.set(MetaFlags::GROUPABLE, sp);
         pool.alloc(p)
     }
 

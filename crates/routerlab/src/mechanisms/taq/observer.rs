@@ -11,10 +11,11 @@ use std::collections::VecDeque;
 
 use super::tracker::{FlowKey, FlowTracker, TrackerParams};
 use crate::ids::PacketId;
+use crate::net::flow_epoch::FlowEpoch;
 use crate::net::packet::{MetaFlags, Packet, PacketPool};
-use crate::net::stage::{PortStage, QueueView};
+use crate::net::stage::{BuildStage, PortStage, QueueView};
 use crate::qdisc::DropCause;
-use crate::units::SimTime;
+use crate::units::{Rate, SimTime};
 
 #[derive(Debug)]
 pub struct FlowObserver {
@@ -64,6 +65,13 @@ impl FlowObserver {
     }
 }
 
+/// The tracker's parameters build a passive observer (for `[output] flow_epochs`).
+impl BuildStage for TrackerParams {
+    fn build(&self, _rate: Rate) -> Box<dyn PortStage> {
+        Box::new(FlowObserver::new(*self))
+    }
+}
+
 impl PortStage for FlowObserver {
     fn on_arrival(
         &mut self,
@@ -97,6 +105,14 @@ impl PortStage for FlowObserver {
 
     fn name(&self) -> &'static str {
         "flow-observer"
+    }
+    fn record_flow_epochs(&mut self) -> bool {
+        self.tracker.record_epochs();
+        true
+    }
+
+    fn flow_epochs(&self, now: SimTime) -> Option<Vec<FlowEpoch>> {
+        self.tracker.closed_epochs(now)
     }
 }
 

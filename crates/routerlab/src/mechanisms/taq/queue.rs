@@ -55,6 +55,7 @@ use std::collections::{HashMap, VecDeque};
 use super::admission::{AdmissionControl, AdmissionParams, Admit};
 use super::tracker::{DropOutcome, FlowKey, FlowState, FlowTracker, OneWayEpoch, TrackerParams};
 use crate::ids::PacketId;
+use crate::net::flow_epoch::FlowEpoch;
 use crate::net::packet::{Packet, PacketPool, TcpFlags};
 use crate::qdisc::{DropCause, Qdisc, QdiscStats, Verdict};
 use crate::units::{Rate, SimTime, Size};
@@ -591,6 +592,15 @@ impl Qdisc for TaqQueue {
         {
             self.tracker.on_ack(now, key.reversed(), pkt.tcp.ack);
         }
+    }
+
+    fn record_flow_epochs(&mut self) -> bool {
+        self.tracker.record_epochs();
+        true
+    }
+
+    fn flow_epochs(&self, now: SimTime) -> Option<Vec<FlowEpoch>> {
+        self.tracker.closed_epochs(now)
     }
 }
 

@@ -49,6 +49,7 @@
 
 use std::collections::HashMap;
 
+use crate::net::flow_epoch::FlowEpoch;
 pub use crate::net::packet::FlowKey;
 use crate::net::packet::{Packet, TcpFlags};
 use crate::units::SimTime;
@@ -310,6 +311,24 @@ impl FlowTracker {
     /// The epochs closed so far, in the order they were closed (per flow, in time order).
     pub fn epoch_log(&self) -> &[EpochLog] {
         self.log.as_deref().unwrap_or(&[])
+    }
+
+    /// The epochs logged, each flow's closed up to `now` (a copy of the tracker is advanced:
+    /// this one is left as it is), for the results' `flow_epochs` table.
+    pub fn closed_epochs(&self, now: SimTime) -> Option<Vec<FlowEpoch>> {
+        self.log.as_ref()?;
+        let mut t = self.clone();
+        t.advance(now);
+        let record = |e: &EpochLog| FlowEpoch {
+            end: e.end,
+            key: e.key,
+            from: e.from.name(),
+            to: e.to.name(),
+            packets: e.packets,
+            drops: e.drops,
+            epochs: e.epochs,
+        };
+        Some(t.epoch_log().iter().map(record).collect())
     }
 
     /// A data-direction TCP segment passed: `seq` its first sequence number, `len` its payload.

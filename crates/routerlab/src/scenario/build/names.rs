@@ -9,7 +9,6 @@ use crate::net::index::TopologyIndex;
 use crate::net::packet::{IPV4_HEADER_BYTES, TCP_HEADER_BYTES};
 use crate::scenario::values::HostList;
 use crate::tcp::TcpConfig;
-use crate::tcp::cc::CcConfig;
 use crate::topology::BuiltTopology;
 
 use super::Problems;
@@ -124,7 +123,7 @@ impl<'a> Names<'a> {
         path: &str,
         p: &mut Problems,
     ) {
-        if matches!(tcp.cc, CcConfig::ExplicitRate(KaEndpoint { protocol: RateProtocol::KickAss, .. })) {
+        if tcp.cc.plugin::<KaEndpoint>().is_some_and(|e| e.protocol == RateProtocol::KickAss) {
             return;
         }
         let packet = IPV4_HEADER_BYTES + TCP_HEADER_BYTES + tcp.mss;

@@ -1,6 +1,8 @@
 //! The `[output]` table into what the run measures beyond the flow and link tables.
 
 use crate::ids::{ConnId, PortId};
+use crate::mechanisms::taq::TaqParams;
+use crate::net::stage::StageRecipe;
 use crate::scenario::schema::Output;
 use crate::sim::{LatencyProbeSpec, MeasureSpec, OutputSpec};
 
@@ -74,6 +76,8 @@ pub(super) fn output(out: &Output, names: &Names, known_flows: usize, p: &mut Pr
         latency,
         queue_delay: links(&out.queue_delay, "queue_delay", p),
         flow_epochs: links(&out.flow_epochs, "flow_epochs", p),
+        // TAQ's tracker with its defaults, passive: the queues are classified alike.
+        flow_epoch_observer: Some(StageRecipe::new(TaqParams::default().tracker)),
         pcap: links(&out.pcap, "pcap", p),
         pcap_snaplen: out.pcap_snaplen.max(20),
         pcap_max_packets: out.pcap_max_packets as usize,

@@ -8,6 +8,7 @@ use crate::scenario::schema::{
 };
 use crate::scenario::values::{ByteSize, DupThresh, Duration, PositiveDuration};
 use crate::tcp::cc::{CcConfig, CubicModel, CubicParams, DctcpParams, HystartParams, RenoIncrease};
+use crate::tcp::endpoint::ControllerRecipe;
 use crate::tcp::{
     CwndValidation, DelayedAck, MptcpConfig, MptcpPaths, Recovery, RtoParams, RttModel, SsthreshBase,
     TcpConfig,
@@ -106,8 +107,8 @@ impl Default for Transport {
             dont_fragment: d.dont_fragment,
             ecn: d.ecn,
             pacing: d.pacing,
-            cp: d.cp,
-            sp: d.sp,
+            cp: d.cut_reports,
+            sp: d.groupable,
             mptcp: false,
             // The PLTS paper's MPTCP baseline, after Raiciu et al. (SIGCOMM 2011): 8 subflows.
             mptcp_subflows: 8,
@@ -143,11 +144,11 @@ impl Transport {
                 Cc::Dctcp(p) => {
                     CcConfig::Dctcp(DctcpParams { g: p.g, alpha_init: p.alpha_init, min_cwnd: p.min_cwnd })
                 }
-                Cc::KickAss(p) => CcConfig::ExplicitRate(KaEndpoint {
+                Cc::KickAss(p) => CcConfig::Plugin(ControllerRecipe::new(KaEndpoint {
                     protocol: RateProtocol::KickAss,
                     indicator_interval: p.indicator_interval.0,
-                }),
-                Cc::Rcp => CcConfig::ExplicitRate(KaEndpoint::new(RateProtocol::Rcp)),
+                })),
+                Cc::Rcp => CcConfig::Plugin(ControllerRecipe::new(KaEndpoint::new(RateProtocol::Rcp))),
             },
             mss: self.mss,
             init_cwnd: self.init_cwnd,
@@ -210,8 +211,8 @@ impl Transport {
             dont_fragment: self.dont_fragment,
             ecn: self.ecn,
             pacing: self.pacing,
-            cp: self.cp,
-            sp: self.sp,
+            cut_reports: self.cp,
+            groupable: self.sp,
             mptcp: self.mptcp.then_some(MptcpConfig {
                 subflows: self.mptcp_subflows,
                 coupled: self.mptcp_coupled,

@@ -176,7 +176,7 @@ pub(super) fn workloads(sc: &Scenario, names: &Names, p: &mut Problems) -> Workl
                 let rows = read_csv(&c.file, sc.base_dir.as_deref(), &x.path, names, p);
                 names.check_segments_fit(rows.iter().map(|r| (r.0, r.1)), &x.tcp, &x.path, p);
                 for (s, d, start, size) in rows {
-                    out.flows.push(FlowSpec::new(s, d, start, size, x.tcp, g));
+                    out.flows.push(FlowSpec::new(s, d, start, size, x.tcp.clone(), g));
                 }
             }
             Workload::Cbr(c) => cbr(c, &x, &mut out, p),
@@ -234,8 +234,16 @@ fn static_flows(w: &Workload, x: &mut Expanding, out: &mut Workloads, p: &mut Pr
         p.at(format!("{path}.stop"), format!("{s} is not after the (last) start ({last})"));
     }
     if p.0.len() == before {
-        let spec =
-            StaticFlows { flows: count as u32, pairs, start, jitter, size, tcp: x.tcp, group: x.group, stop };
+        let spec = StaticFlows {
+            flows: count as u32,
+            pairs,
+            start,
+            jitter,
+            size,
+            tcp: x.tcp.clone(),
+            group: x.group,
+            stop,
+        };
         out.flows.extend(expand_static(&spec, &mut x.rng));
     }
 }
@@ -256,7 +264,7 @@ fn on_off(o: &OnOffWorkload, x: &mut Expanding, out: &mut Workloads, p: &mut Pro
             o.off.dist.clone(),
             o.start.0,
             o.stop.map(|s| s.0),
-            x.tcp,
+            x.tcp.clone(),
             x.group,
         )),
     ));
@@ -299,7 +307,15 @@ fn incast(ic: &IncastWorkload, x: &mut Expanding, out: &mut Workloads, p: &mut P
         x.group,
         Generator::Incast(
             Incast::new(
-                senders, receiver, ic.block.0, ic.rounds, ic.start.0, ic.gap.0, connect, x.tcp, x.group,
+                senders,
+                receiver,
+                ic.block.0,
+                ic.rounds,
+                ic.start.0,
+                ic.gap.0,
+                connect,
+                x.tcp.clone(),
+                x.group,
             )
             .with_jitter(ic.jitter.0)
             .with_opens(ic.open.0.clone()),
@@ -340,7 +356,7 @@ fn permutation(pm: &PermutationWorkload, x: &mut Expanding, out: &mut Workloads,
         start: crate::workload::Starts::At(pm.start.0),
         jitter: pm.jitter.0,
         size: pm.size.map(|s| s.0),
-        tcp: x.tcp,
+        tcp: x.tcp.clone(),
         group: x.group,
         stop: None,
     };
@@ -416,7 +432,7 @@ fn web(wb: &WebWorkload, x: &mut Expanding, out: &mut Workloads, p: &mut Problem
                 wb.parallel,
                 wb.start.0,
                 wb.jitter.0,
-                x.tcp,
+                x.tcp.clone(),
                 x.group,
             )),
         ));

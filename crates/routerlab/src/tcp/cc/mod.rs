@@ -21,7 +21,7 @@ pub use lia::{Lia, LiaCoupling, lia_alpha};
 pub(crate) use newreno::half_flight;
 pub use newreno::{NewReno, RenoIncrease};
 
-use crate::mechanisms::ka::{ExplicitRate, KaEndpoint, RateProtocol};
+use crate::tcp::endpoint::ControllerRecipe;
 use crate::units::{Rate, SimTime};
 
 /// The congestion window, shared by the socket's recovery logic and the controller.
@@ -130,7 +130,7 @@ pub trait CongestionControl {
         None
     }
 
-    /// An explicit rate arrived from the network (e.g. Kick-Ass's, echoed by the receiver).
+    /// An explicit rate arrived from the network (read by the endpoint part, e.g. echoed by the receiver).
     /// Controllers that do not use explicit rates ignore it.
     fn on_explicit_rate(&mut self, _w: &mut Window, _now: SimTime, _rate: Rate, _srtt: Option<SimTime>) {}
 
@@ -139,16 +139,27 @@ pub trait CongestionControl {
     fn explicit_rate_state(&self) -> Option<(Option<Rate>, bool)> {
         None
     }
+
+    /// For the flow table: an explicit-rate controller's switches between sending at the rate
+    /// and sending as TCP, and its time at the rate up to `now`; None for any other.
+    fn explicit_rate_totals(&self, _now: SimTime) -> Option<(u64, SimTime)> {
+        None
+    }
+
+    /// The controller itself, for a caller that knows its type (a mechanism's tests and
+    /// results); None unless the controller offers it.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
-/// Every built-in controller, dispatched statically; `Custom` holds a user's own.
+/// Every built-in controller, dispatched statically; `Custom` holds any other (a mechanism's,
+/// built from `CcConfig::Plugin`, or a user's own).
 pub enum AnyCc {
     NewReno(NewReno),
     Cubic(Cubic),
     Dctcp(Dctcp),
     Lia(Lia),
-    /// Kick-Ass's or native RCP's sender (`mechanisms::ka::sender`).
-    ExplicitRate(ExplicitRate),
     Custom(Box<dyn CongestionControl + Send + Sync>),
 }
 
@@ -159,7 +170,6 @@ macro_rules! dispatch {
             AnyCc::Cubic($c) => $e,
             AnyCc::Dctcp($c) => $e,
             AnyCc::Lia($c) => $e,
-            AnyCc::ExplicitRate($c) => $e,
             AnyCc::Custom($c) => $e,
         }
     };
@@ -198,6 +208,12 @@ impl CongestionControl for AnyCc {
     fn explicit_rate_state(&self) -> Option<(Option<Rate>, bool)> {
         dispatch!(self, c => c.explicit_rate_state())
     }
+    fn explicit_rate_totals(&self, now: SimTime) -> Option<(u64, SimTime)> {
+        dispatch!(self, c => c.explicit_rate_totals(now))
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        dispatch!(self, c => c.as_any())
+    }
 }
 
 impl std::fmt::Debug for AnyCc {
@@ -207,28 +223,32 @@ impl std::fmt::Debug for AnyCc {
 }
 
 /// Which controller a flow uses, with its parameters (from the scenario).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum CcConfig {
     NewReno(RenoIncrease),
     Cubic(CubicParams),
     Dctcp(DctcpParams),
-    /// An explicit-rate sender: Kick-Ass (with its TCP fallback) or native RCP. The socket
-    /// speaks the protocol's endpoint part (`mechanisms::ka`).
-    ExplicitRate(KaEndpoint),
+    /// Any other controller, built from its recipe with the endpoint part it may bring (an
+    /// explicit-rate sender and its protocol, `tcp::endpoint`).
+    Plugin(ControllerRecipe),
 }
 
 impl CcConfig {
-    /// The explicit-rate protocol this controller's endpoints speak, if any.
-    pub fn rate_protocol(&self) -> Option<KaEndpoint> {
+    /// A plug-in controller's parameters, if they are a `T`.
+    pub fn plugin<T: std::any::Any>(&self) -> Option<&T> {
         match self {
-            CcConfig::ExplicitRate(e) => Some(*e),
+            CcConfig::Plugin(r) => r.params(),
             _ => None,
         }
     }
 
     /// Controllers that need ECN negotiated and the DCTCP-style echo.
     pub fn wants_ecn(&self) -> bool {
-        matches!(self, CcConfig::Dctcp(_))
+        match self {
+            CcConfig::Dctcp(_) => true,
+            CcConfig::Plugin(r) => r.0.wants_ecn(),
+            _ => false,
+        }
     }
 
     pub fn build(&self) -> AnyCc {
@@ -236,10 +256,15 @@ impl CcConfig {
             CcConfig::NewReno(increase) => AnyCc::NewReno(NewReno::new(*increase)),
             CcConfig::Cubic(p) => AnyCc::Cubic(Cubic::new(*p)),
             CcConfig::Dctcp(p) => AnyCc::Dctcp(Dctcp::new(*p)),
-            CcConfig::ExplicitRate(e) => AnyCc::ExplicitRate(match e.protocol {
-                RateProtocol::KickAss => ExplicitRate::kick_ass(),
-                RateProtocol::Rcp => ExplicitRate::rcp(),
-            }),
+            CcConfig::Plugin(r) => AnyCc::Custom(r.0.controller()),
+        }
+    }
+
+    /// The endpoint part this controller comes with, if any.
+    pub fn endpoint_part(&self) -> Option<Box<dyn crate::tcp::endpoint::EndpointPart>> {
+        match self {
+            CcConfig::Plugin(r) => r.0.endpoint_part(),
+            _ => None,
         }
     }
 }
