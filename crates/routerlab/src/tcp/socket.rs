@@ -1444,6 +1444,32 @@ impl TcpSocket {
             let orig_end = acked.orig_end.into_iter().chain(sacked.orig_end).min();
             self.frto_on_ack(true, orig_end, sacked.bytes > 0);
         }
+        let restart_timer = self.ca_on_new_ack(now, ack, acked.bytes, &sample);
+        if acked.fin_acked {
+            self.state = match self.state {
+                State::FinWait1 => State::FinWait2,
+                State::Closing | State::LastAck => State::Closed,
+                s => s,
+            };
+        }
+        if restart_timer && self.cfg.rtt_model == RttModel::Ns3 {
+            self.rtt.end_backoff();
+        }
+        // RFC 6298 (5.2)/(5.3), or a tail loss probe's timer (Linux's `tcp_set_xmit_timer`).
+        if self.sb.is_empty() {
+            self.timer_at = None;
+        } else if restart_timer && !self.schedule_probe(now, true) {
+            self.rearm_rto(now);
+        }
+        (acked.newly_delivered, acked.latest)
+    }
+
+    /// What an ACK of new data does to the congestion state: a full acknowledgment ends a
+    /// recovery or a CWR reduction (the window from ssthresh), a partial one resends (NewReno,
+    /// RFC 6582 step 4) or not, and outside a reduction the controller grows the window.
+    /// Returns whether the retransmission timer restarts (only the first partial ACK of a
+    /// NewReno recovery restarts it, RFC 6582 §3.2).
+    fn ca_on_new_ack(&mut self, now: SimTime, ack: u64, acked_bytes: u64, sample: &AckSample) -> bool {
         let mut restart_timer = true;
         match self.ca {
             CaState::Recovery if ack >= self.recover => {
@@ -1462,7 +1488,7 @@ impl TcpSocket {
                 // likewise). Without SACK, Linux holds Recovery on an ACK of the recovery
                 // point itself and grows only on one beyond it.
                 if self.cfg.grow_at_recovery_exit && (self.sack_ok || ack > self.recover) {
-                    self.grow_after_reduction(&sample);
+                    self.grow_after_reduction(sample);
                 }
             }
             CaState::Recovery => {
@@ -1471,8 +1497,8 @@ impl TcpSocket {
                     // deflate by what was acknowledged, add back one SMSS.
                     self.sb.mark_lost_at(self.snd_una);
                     self.retransmit_now = true;
-                    self.win.cwnd = self.win.cwnd.saturating_sub(acked.bytes);
-                    if acked.bytes >= self.win.mss {
+                    self.win.cwnd = self.win.cwnd.saturating_sub(acked_bytes);
+                    if acked_bytes >= self.win.mss {
                         self.win.cwnd += self.win.mss;
                     }
                     self.win.cwnd = self.win.cwnd.max(self.win.mss);
@@ -1488,12 +1514,12 @@ impl TcpSocket {
                 self.win.cwnd = self.win.ssthresh;
                 self.ca = CaState::Open;
                 if self.cfg.grow_at_recovery_exit {
-                    self.grow_after_reduction(&sample);
+                    self.grow_after_reduction(sample);
                 }
             }
             CaState::Cwr => {}
             CaState::Loss => {
-                self.cc.on_ack(&mut self.win, &sample);
+                self.cc.on_ack(&mut self.win, sample);
                 if ack >= self.recover {
                     self.ca = CaState::Open;
                     self.frto = Frto::Off;
@@ -1502,26 +1528,10 @@ impl TcpSocket {
             }
             CaState::Open | CaState::Disorder => {
                 self.ca = CaState::Open;
-                self.cc.on_ack(&mut self.win, &sample);
+                self.cc.on_ack(&mut self.win, sample);
             }
         }
-        if acked.fin_acked {
-            self.state = match self.state {
-                State::FinWait1 => State::FinWait2,
-                State::Closing | State::LastAck => State::Closed,
-                s => s,
-            };
-        }
-        if restart_timer && self.cfg.rtt_model == RttModel::Ns3 {
-            self.rtt.end_backoff();
-        }
-        // RFC 6298 (5.2)/(5.3), or a tail loss probe's timer (Linux's `tcp_set_xmit_timer`).
-        if self.sb.is_empty() {
-            self.timer_at = None;
-        } else if restart_timer && !self.schedule_probe(now, true) {
-            self.rearm_rto(now);
-        }
-        (acked.newly_delivered, acked.latest)
+        restart_timer
     }
 
     /// A duplicate ACK: limited transmit, or the loss signal that starts a recovery, or (NewReno
