@@ -208,15 +208,11 @@ pub struct TcpStats {
     pub loss_probe_recoveries: u64,
 }
 
-/// A TCP endpoint. Fields are in the order of how often they are read (`repr(C)` keeps it):
-/// first what every segment sent or received reads at either end, then the counters, then the
-/// receive side, then the send side (congestion control, RTT, scoreboard), and last the
-/// handshake. A receiving endpoint of a bulk transfer thus never reads the sender's lines, and
-/// a simulation of many flows keeps fewer lines of each in cache (docs/performance.md). The
-/// configuration is shared (flows built from the same one hold the same copy).
+/// The fields every segment sent or received reads, at either end, and so the first lines of
+/// a [`TcpSocket`] (a unit test holds it to three).
 #[derive(Debug)]
 #[repr(C)]
-pub struct TcpSocket {
+struct SocketHot {
     cfg: Arc<TcpConfig>,
 
     // --- send side, read for every segment ---
@@ -265,6 +261,20 @@ pub struct TcpSocket {
     /// ECN: set CWR on the next data segment.
     cwr_pending: bool,
     tx_blocked: bool,
+}
+
+/// A TCP endpoint. Fields are in the order of how often they are read (`repr(C)` keeps it):
+/// first what every segment sent or received reads at either end (`SocketHot`, three cache
+/// lines at most: a field added there must fit), then the counters, then the
+/// receive side, then the send side (congestion control, RTT, scoreboard), and last the
+/// handshake. A receiving endpoint of a bulk transfer thus never reads the sender's lines, and
+/// a simulation of many flows keeps fewer lines of each in cache (docs/performance.md). The
+/// configuration is shared (flows built from the same one hold the same copy).
+#[derive(Debug)]
+#[repr(C)]
+pub struct TcpSocket {
+    /// What every segment sent or received reads, at either end: the first three lines.
+    hot: SocketHot,
 
     stats: TcpStats,
 
@@ -332,7 +342,7 @@ impl CwndUsage {
 impl TcpSocket {
     /// (local port, remote port).
     pub fn ports(&self) -> (u16, u16) {
-        (self.local_port, self.remote_port)
+        (self.hot.local_port, self.hot.remote_port)
     }
 
     /// A closed socket. `cfg` is shared if given as an `Arc` (a simulation gives all flows built
@@ -341,29 +351,11 @@ impl TcpSocket {
         let cfg: Arc<TcpConfig> = cfg.into();
         let mss = cfg.mss as u64;
         TcpSocket {
-            state: State::Closed,
-            local_port,
-            remote_port,
             syn_due: false,
             syn_sent_at: None,
             last_data_sent: None,
             syn_retransmitted: false,
             syn_rto: cfg.syn_rto,
-            peer_mss: cfg.mss,
-            sack_ok: false,
-            ts_ok: false,
-            ecn_ok: false,
-            snd_una: 0,
-            snd_nxt: 0,
-            app_written: 0,
-            app_closed: false,
-            fin_sent: false,
-            rwnd: cfg.rcv_buf,
-            win: Window {
-                cwnd: cfg.init_cwnd as u64 * mss,
-                ssthresh: cfg.initial_ssthresh.unwrap_or(u64::MAX),
-                mss,
-            },
             prr: Prr::default(),
             frto: Frto::Off,
             undo: None,
@@ -375,28 +367,48 @@ impl TcpSocket {
             rtt_history_from: 0,
             sb: Scoreboard::new(),
             cwnd_usage: CwndUsage::default(),
-            ca: CaState::Open,
-            dupacks: 0,
-            recover: 0,
-            partial_ack_seen: false,
-            timed_out_since_progress: false,
-            retransmit_now: false,
-            lt_credit: 0,
-            cwnd_limited: false,
-            timer_at: None,
-            timer: LossTimer::Retransmit,
-            cwr_pending: false,
-            ecn_high_seq: 0,
-            next_send_at: SimTime::ZERO,
-            pace_wakeup: None,
-            tx_budget: u32::MAX,
-            tx_blocked: false,
             rcv: Receiver::new(cfg.rcv_buf, cfg.delayed_ack, EcnEcho::Off)
                 .with_sack_fin(cfg.sack_fin)
                 .with_dsack(cfg.dsack),
-            ext: cfg.cc.endpoint_part(),
-            cfg,
             stats: TcpStats::default(),
+            hot: SocketHot {
+                snd_una: 0,
+                snd_nxt: 0,
+                app_written: 0,
+                rwnd: cfg.rcv_buf,
+                win: Window {
+                    cwnd: cfg.init_cwnd as u64 * mss,
+                    ssthresh: cfg.initial_ssthresh.unwrap_or(u64::MAX),
+                    mss,
+                },
+                timer_at: None,
+                timer: LossTimer::Retransmit,
+                recover: 0,
+                ecn_high_seq: 0,
+                next_send_at: SimTime::ZERO,
+                pace_wakeup: None,
+                ext: cfg.cc.endpoint_part(),
+                peer_mss: cfg.mss,
+                dupacks: 0,
+                lt_credit: 0,
+                tx_budget: u32::MAX,
+                local_port,
+                remote_port,
+                state: State::Closed,
+                ca: CaState::Open,
+                sack_ok: false,
+                ts_ok: false,
+                ecn_ok: false,
+                app_closed: false,
+                fin_sent: false,
+                partial_ack_seen: false,
+                timed_out_since_progress: false,
+                retransmit_now: false,
+                cwnd_limited: false,
+                cwr_pending: false,
+                tx_blocked: false,
+                cfg,
+            },
         }
     }
 
@@ -409,57 +421,57 @@ impl TcpSocket {
 
     /// Active open: send a SYN.
     pub fn connect(&mut self) {
-        debug_assert_eq!(self.state, State::Closed);
-        self.state = State::SynSent;
+        debug_assert_eq!(self.hot.state, State::Closed);
+        self.hot.state = State::SynSent;
         self.syn_due = true;
     }
 
     /// Passive open: wait for a SYN.
     pub fn listen(&mut self) {
-        self.state = State::Listen;
+        self.hot.state = State::Listen;
     }
 
     /// The application writes `bytes` more bytes.
     pub fn send(&mut self, bytes: u64) {
-        self.app_written = self.app_written.saturating_add(bytes);
+        self.hot.app_written = self.hot.app_written.saturating_add(bytes);
     }
 
     /// The application will write no more: a FIN follows the data.
     pub fn close(&mut self) {
-        self.app_closed = true;
+        self.hot.app_closed = true;
     }
 
     /// The application takes back what it wrote and the socket has not sent yet, and closes: a
     /// bulk sender stopping (what is in flight is still delivered).
     pub fn stop_writing(&mut self) {
-        self.app_written = self.app_written.min(self.snd_nxt.saturating_sub(1));
-        self.app_closed = true;
+        self.hot.app_written = self.hot.app_written.min(self.hot.snd_nxt.saturating_sub(1));
+        self.hot.app_closed = true;
     }
 
     // ------------------------------------------------------------------ observation
 
     pub fn state(&self) -> State {
-        self.state
+        self.hot.state
     }
     pub fn ca_state(&self) -> CaState {
-        self.ca
+        self.hot.ca
     }
     /// The configuration, as resolved for this connection.
     pub fn config(&self) -> &TcpConfig {
-        &self.cfg
+        &self.hot.cfg
     }
 
     pub fn stats(&self) -> &TcpStats {
         &self.stats
     }
     pub fn cwnd(&self) -> u64 {
-        self.win.cwnd
+        self.hot.win.cwnd
     }
     pub fn ssthresh(&self) -> u64 {
-        self.win.ssthresh
+        self.hot.win.ssthresh
     }
     pub fn mss(&self) -> u64 {
-        self.win.mss
+        self.hot.win.mss
     }
     pub fn in_flight(&self) -> u64 {
         self.sb.pipe()
@@ -474,10 +486,10 @@ impl TcpSocket {
         &self.rtt
     }
     pub fn snd_una(&self) -> u64 {
-        self.snd_una
+        self.hot.snd_una
     }
     pub fn snd_nxt(&self) -> u64 {
-        self.snd_nxt
+        self.hot.snd_nxt
     }
     /// Payload bytes acknowledged by the peer.
     pub fn bytes_acked(&self) -> u64 {
@@ -491,10 +503,10 @@ impl TcpSocket {
         &self.rcv
     }
     pub fn sack_enabled(&self) -> bool {
-        self.sack_ok
+        self.hot.sack_ok
     }
     pub fn ecn_enabled(&self) -> bool {
-        self.ecn_ok
+        self.hot.ecn_ok
     }
     pub fn cc(&self) -> &AnyCc {
         &self.cc
@@ -503,23 +515,23 @@ impl TcpSocket {
         &mut self.cc
     }
     pub fn window(&self) -> &Window {
-        &self.win
+        &self.hot.win
     }
     /// Everything the application wrote has been acknowledged (FIN included, if closed).
     pub fn all_acked(&self) -> bool {
-        self.snd_una >= 1 + self.app_written + self.fin_sent as u64
+        self.hot.snd_una >= 1 + self.hot.app_written + self.hot.fin_sent as u64
     }
 
     /// Limit the data segments the next `poll_transmit` may emit (the room in the host's NIC
     /// queue): a host's own queue pushes back on its sockets instead of dropping (Linux's qdisc
     /// backpressure and TCP small queues). Unlimited unless set.
     pub fn set_tx_budget(&mut self, segments: u32) {
-        self.tx_budget = segments;
+        self.hot.tx_budget = segments;
     }
 
     /// The last `poll_transmit` stopped for lack of room in the NIC: wake it when there is room.
     pub fn tx_blocked(&self) -> bool {
-        self.tx_blocked
+        self.hot.tx_blocked
     }
 
     /// When the socket next needs `on_timer` / `poll_transmit`, if ever.
@@ -532,8 +544,8 @@ impl TcpSocket {
             (None, y) => y,
         };
         earliest(
-            earliest(self.timer_at, self.rcv.delack_at),
-            earliest(self.pace_wakeup, self.signal_due_at()),
+            earliest(self.hot.timer_at, self.rcv.delack_at),
+            earliest(self.hot.pace_wakeup, self.signal_due_at()),
         )
     }
 
@@ -541,19 +553,19 @@ impl TcpSocket {
 
     /// The mechanism's endpoint part, once both ends agreed on it (or while the handshake may).
     pub fn endpoint_part(&self) -> Option<&dyn EndpointPart> {
-        self.ext.as_deref()
+        self.hot.ext.as_deref()
     }
 
     /// Routers may fragment this connection's segments: its endpoint part allows it, or it is
     /// configured without DF (`dont_fragment = false`, as ns-3 sends).
     pub fn allows_fragmentation(&self) -> bool {
-        self.ext.as_ref().is_some_and(|x| x.allows_fragmentation()) || !self.cfg.dont_fragment
+        self.hot.ext.as_ref().is_some_and(|x| x.allows_fragmentation()) || !self.hot.cfg.dont_fragment
     }
 
     /// The IP layer reassembled a datagram for this socket whose leading fragment carried
     /// `payload` bytes (a signal to the endpoint part, if it reads one there).
     pub fn on_leading_fragment(&mut self, payload: u32) {
-        if let Some(x) = &mut self.ext {
+        if let Some(x) = &mut self.hot.ext {
             x.on_leading_fragment(payload);
         }
     }
@@ -561,11 +573,11 @@ impl TcpSocket {
     /// When the endpoint part's next signal datagram is due, while there is data in flight or
     /// waiting.
     fn signal_due_at(&self) -> Option<SimTime> {
-        let active = self.snd_nxt > self.snd_una || self.snd_nxt < 1 + self.app_written;
+        let active = self.hot.snd_nxt > self.hot.snd_una || self.hot.snd_nxt < 1 + self.hot.app_written;
         if !active {
             return None;
         }
-        self.ext.as_ref()?.signal_due_at(self.rtt.srtt())
+        self.hot.ext.as_ref()?.signal_due_at(self.rtt.srtt())
     }
 
     /// The size of a signal datagram the endpoint part wants sent now, if one is due (the host
@@ -575,21 +587,21 @@ impl TcpSocket {
             return None;
         }
         let srtt = self.rtt.srtt();
-        self.ext.as_mut()?.take_signal(now, srtt)
+        self.hot.ext.as_mut()?.take_signal(now, srtt)
     }
 
     /// The endpoint part's fields for the next outgoing segment.
     fn rate_fields(&mut self) -> RateFields {
         let srtt = self.rtt.srtt();
-        self.ext.as_mut().map_or(RateFields::default(), |x| x.segment_fields(srtt))
+        self.hot.ext.as_mut().map_or(RateFields::default(), |x| x.segment_fields(srtt))
     }
 
     /// An arriving segment's fields, to the endpoint part; a rate it reads there goes to the
     /// controller.
     fn on_rate_fields(&mut self, now: SimTime, seg: &TcpSegment) {
-        let Some(x) = &mut self.ext else { return };
+        let Some(x) = &mut self.hot.ext else { return };
         if let Some(rate) = x.on_segment(seg) {
-            self.cc.on_explicit_rate(&mut self.win, now, rate, self.rtt.srtt());
+            self.cc.on_explicit_rate(&mut self.hot.win, now, rate, self.rtt.srtt());
         }
     }
 
@@ -598,12 +610,12 @@ impl TcpSocket {
     /// A segment arrived. `ecn` is the IP ECN field it arrived with.
     pub fn on_segment(&mut self, now: SimTime, ecn: Ecn, seg: &TcpSegment) {
         let f = seg.flags;
-        match self.state {
+        match self.hot.state {
             State::Closed => return,
             State::Listen => {
                 if f.has(TcpFlags::SYN) && !f.has(TcpFlags::ACK) {
                     self.accept_syn(seg);
-                    self.state = State::SynReceived;
+                    self.hot.state = State::SynReceived;
                     self.syn_due = true;
                 }
                 return;
@@ -611,7 +623,7 @@ impl TcpSocket {
             State::SynSent => {
                 if f.has(TcpFlags::SYN) && f.has(TcpFlags::ACK) && seg.ack == 1 {
                     self.accept_syn(seg);
-                    self.ecn_ok = self.ecn_ok && f.has(TcpFlags::ECE);
+                    self.hot.ecn_ok = self.hot.ecn_ok && f.has(TcpFlags::ECE);
                     self.configure_ecn();
                     self.complete_handshake(now, seg);
                     self.on_rate_fields(now, seg);
@@ -638,13 +650,13 @@ impl TcpSocket {
                 }
             }
         }
-        if seg.cut && !self.cfg.cut_reports {
+        if seg.cut && !self.hot.cfg.cut_reports {
             return; // a stack that does not report cuts discards a segment shorter than its header says
         }
-        if self.ts_ok && seg.ts {
+        if self.hot.ts_ok && seg.ts {
             self.rcv.on_timestamp(seg.seq, seg.ts_val);
         }
-        if self.ext.is_some() {
+        if self.hot.ext.is_some() {
             self.on_rate_fields(now, seg);
         }
         if f.has(TcpFlags::ACK) {
@@ -673,16 +685,16 @@ impl TcpSocket {
 
     /// A timer may have expired.
     pub fn on_timer(&mut self, now: SimTime) {
-        if self.timer_at.is_some_and(|t| t <= now) {
-            self.timer_at = None;
-            match self.timer {
+        if self.hot.timer_at.is_some_and(|t| t <= now) {
+            self.hot.timer_at = None;
+            match self.hot.timer {
                 LossTimer::Retransmit => self.on_loss_signal(now, LossSignal::Timeout),
                 LossTimer::Probe => self.on_probe_timeout(now),
                 LossTimer::Reorder => self.on_reorder_timeout(now),
             }
         }
-        if self.pace_wakeup.is_some_and(|t| t <= now) {
-            self.pace_wakeup = None;
+        if self.hot.pace_wakeup.is_some_and(|t| t <= now) {
+            self.hot.pace_wakeup = None;
         }
     }
 
@@ -693,7 +705,7 @@ impl TcpSocket {
             LossSignal::DupAcks => self.enter_recovery(now, true),
             LossSignal::Explicit { left, right } => {
                 self.stats.explicit_losses += 1;
-                let mut seq = left.max(self.snd_una);
+                let mut seq = left.max(self.hot.snd_una);
                 let mut marked = false;
                 while seq < right {
                     let Some(seg) = self.sb.find(seq) else {
@@ -705,7 +717,7 @@ impl TcpSocket {
                 // Outside recovery, enter it: the first retransmission goes at once (RFC 6675
                 // step 4.3). Within it, the named segment left the pipe, and is resent as
                 // the pipe allows: cut packets keep the ACK clock, so this stays self-clocked.
-                if marked && matches!(self.ca, CaState::Open | CaState::Disorder) {
+                if marked && matches!(self.hot.ca, CaState::Open | CaState::Disorder) {
                     self.enter_recovery(now, false);
                 }
             }
@@ -717,13 +729,13 @@ impl TcpSocket {
     /// Emit every segment the socket may send now.
     #[inline(always)]
     pub fn poll_transmit(&mut self, now: SimTime, emit: &mut impl Transmit) {
-        match self.state {
+        match self.hot.state {
             State::Closed | State::Listen => return,
             State::SynSent | State::SynReceived => {
                 if self.syn_due {
                     self.emit_syn(now, emit);
                 }
-                if self.state == State::SynSent {
+                if self.hot.state == State::SynSent {
                     return;
                 }
             }
@@ -767,38 +779,41 @@ impl TcpSocket {
 
     fn may_send_data(&self) -> bool {
         matches!(
-            self.state,
+            self.hot.state,
             State::Established | State::CloseWait | State::FinWait1 | State::Closing | State::LastAck
         )
     }
 
     fn send_data(&mut self, now: SimTime, emit: &mut impl Transmit) {
-        if self.cfg.slow_start_after_idle && self.sb.is_empty() && self.snd_nxt < 1 + self.app_written {
+        if self.hot.cfg.slow_start_after_idle
+            && self.sb.is_empty()
+            && self.hot.snd_nxt < 1 + self.hot.app_written
+        {
             self.restart_after_idle(now);
         }
-        let snd_nxt_before = self.snd_nxt;
-        if self.probe_due && self.tx_budget > 0 {
+        let snd_nxt_before = self.hot.snd_nxt;
+        if self.probe_due && self.hot.tx_budget > 0 {
             self.send_probe(now, emit);
         }
         self.send_data_loop(now, emit);
         if self.frto == Frto::SendNew {
             // F-RTO step 2.b sent new data, or could not: then the recovery goes on as usual
             // (Linux's `tcp_xmit_recovery`).
-            if self.snd_nxt > self.recover {
+            if self.hot.snd_nxt > self.hot.recover {
                 self.frto = Frto::On;
             } else {
                 self.frto = Frto::Off;
                 self.send_data_loop(now, emit);
             }
         }
-        if self.snd_nxt > snd_nxt_before && self.timer != LossTimer::Reorder {
+        if self.hot.snd_nxt > snd_nxt_before && self.hot.timer != LossTimer::Reorder {
             // Linux's `tcp_write_xmit`: after new data, a probe's timer if one applies.
             self.schedule_probe(now, false);
         }
-        if self.cfg.cwnd_validation == CwndValidation::Linux {
+        if self.hot.cfg.cwnd_validation == CwndValidation::Linux {
             // New data only: Linux validates in `tcp_write_xmit`, not for retransmissions.
-            let sent = self.snd_nxt > snd_nxt_before;
-            self.cwnd_usage.on_send(sent, self.sb.pipe(), &self.win, self.snd_una, self.snd_nxt);
+            let sent = self.hot.snd_nxt > snd_nxt_before;
+            self.cwnd_usage.on_send(sent, self.sb.pipe(), &self.hot.win, self.hot.snd_una, self.hot.snd_nxt);
         }
     }
 
@@ -807,56 +822,56 @@ impl TcpSocket {
     /// judged cwnd-limited against that window.
     fn grow_after_reduction(&mut self, sample: &AckSample) {
         let sample = AckSample { cwnd_limited: self.cwnd_limited_now(), ..*sample };
-        self.cc.on_ack(&mut self.win, &sample);
+        self.cc.on_ack(&mut self.hot.win, &sample);
     }
 
     fn cwnd_limited_now(&self) -> bool {
-        match self.cfg.cwnd_validation {
-            CwndValidation::Linux => self.cwnd_usage.limited(&self.win),
-            CwndValidation::LastSend => self.cwnd_limited,
+        match self.hot.cfg.cwnd_validation {
+            CwndValidation::Linux => self.cwnd_usage.limited(&self.hot.win),
+            CwndValidation::LastSend => self.hot.cwnd_limited,
             CwndValidation::None => true,
         }
     }
 
     fn send_data_loop(&mut self, now: SimTime, emit: &mut impl Transmit) {
-        self.pace_wakeup = None;
-        self.tx_blocked = false;
+        self.hot.pace_wakeup = None;
+        self.hot.tx_blocked = false;
         // Whether this connection paces, asked only once a send is due later: the answer reads
         // the congestion control's and RTT estimator's lines, which the receiving end of a
         // one-way transfer (answering every segment) otherwise never reads.
         let mut pacing = None;
         loop {
-            if self.tx_budget == 0 {
-                self.tx_blocked = self.has_something_to_send();
+            if self.hot.tx_budget == 0 {
+                self.hot.tx_blocked = self.has_something_to_send();
                 break;
             }
-            if self.next_send_at > now
+            if self.hot.next_send_at > now
                 && *pacing.get_or_insert_with(|| self.paces())
                 && self.has_something_to_send()
             {
-                self.pace_wakeup = Some(self.next_send_at);
+                self.hot.pace_wakeup = Some(self.hot.next_send_at);
                 break;
             }
             if let Some(i) = self.next_to_retransmit().filter(|_| self.frto != Frto::SendNew) {
                 let s = self.sb.get(i);
-                if self.retransmit_now || self.sb.pipe() + s.payload_len() <= self.win.cwnd {
-                    self.retransmit_now = false;
-                    self.sb.on_retransmit(i, now, self.snd_nxt);
+                if self.hot.retransmit_now || self.sb.pipe() + s.payload_len() <= self.hot.win.cwnd {
+                    self.hot.retransmit_now = false;
+                    self.sb.on_retransmit(i, now, self.hot.snd_nxt);
                     self.stats.retransmissions += 1;
                     if s.tx_count == 1 {
                         self.stats.first_retransmissions += 1;
                         self.stats.loss_detection += now.saturating_sub(s.sent_at);
                     }
                     self.emit_data(now, s.start, s.end, s.fin, true, emit);
-                    let restarts = || self.cfg.head_resend_restarts_rto || self.rack_on();
-                    if i == 0 && self.timer != LossTimer::Reorder && restarts() {
+                    let restarts = || self.hot.cfg.head_resend_restarts_rto || self.rack_on();
+                    if i == 0 && self.hot.timer != LossTimer::Reorder && restarts() {
                         // As Linux's `tcp_xmit_retransmit_queue`: resending the oldest
                         // segment restarts the RTO (with RACK whatever the option says).
                         self.arm(now + self.rtt.rto(), LossTimer::Retransmit);
                     }
                     continue;
                 }
-                self.cwnd_limited = true;
+                self.hot.cwnd_limited = true;
                 break;
             }
             if self.unsent_remains() {
@@ -865,13 +880,13 @@ impl TcpSocket {
                 };
                 // The FIN takes a sequence number but no room in the window (the board gives it
                 // no share of the pipe): a flow of exactly one window leaves in one flight.
-                let over_cwnd = self.sb.pipe() + len > self.win.cwnd;
+                let over_cwnd = self.sb.pipe() + len > self.hot.win.cwnd;
                 if over_cwnd {
-                    if self.lt_credit == 0 {
-                        self.cwnd_limited = true;
+                    if self.hot.lt_credit == 0 {
+                        self.hot.cwnd_limited = true;
                         break;
                     }
-                    self.lt_credit -= 1;
+                    self.hot.lt_credit -= 1;
                 }
                 self.emit_new_segment(now, len, fin, emit);
                 continue;
@@ -879,14 +894,14 @@ impl TcpSocket {
             if let Some(i) = self.nextseg_rule3() {
                 // Presumed lost now, it is resent by rule (1)'s path as the window allows.
                 let s = self.sb.get(i);
-                if self.sb.pipe() + s.payload_len() > self.win.cwnd {
-                    self.cwnd_limited = true;
+                if self.sb.pipe() + s.payload_len() > self.hot.win.cwnd {
+                    self.hot.cwnd_limited = true;
                     break;
                 }
                 self.sb.mark_lost_at(s.start);
                 continue;
             }
-            self.cwnd_limited = false; // the application is the limit
+            self.hot.cwnd_limited = false; // the application is the limit
             break;
         }
     }
@@ -894,13 +909,13 @@ impl TcpSocket {
     /// Send the next `len` bytes of new data (and the FIN, if `fin`) in one segment.
     #[inline]
     fn emit_new_segment(&mut self, now: SimTime, len: u64, fin: bool, emit: &mut impl Transmit) {
-        let start = self.snd_nxt;
+        let start = self.hot.snd_nxt;
         let seq_len = len + fin as u64;
         self.sb.push(start, start + seq_len, now, fin);
-        self.snd_nxt += seq_len;
+        self.hot.snd_nxt += seq_len;
         if fin {
-            self.fin_sent = true;
-            self.state = match self.state {
+            self.hot.fin_sent = true;
+            self.hot.state = match self.hot.state {
                 State::CloseWait => State::LastAck,
                 State::Established => State::FinWait1,
                 s => s,
@@ -912,14 +927,14 @@ impl TcpSocket {
     /// The next new segment the peer's window takes, if any: its payload and whether it
     /// carries the FIN.
     fn next_new_segment(&self) -> Option<(u64, bool)> {
-        let data_end = 1 + self.app_written;
-        let fin_pending = self.app_closed && !self.fin_sent;
-        if self.snd_nxt >= data_end && !fin_pending {
+        let data_end = 1 + self.hot.app_written;
+        let fin_pending = self.hot.app_closed && !self.hot.fin_sent;
+        if self.hot.snd_nxt >= data_end && !fin_pending {
             return None;
         }
-        let len = (data_end - self.snd_nxt).min(self.win.mss);
-        let fin = fin_pending && self.snd_nxt + len == data_end;
-        (self.snd_nxt + len + fin as u64 - self.snd_una <= self.rwnd).then_some((len, fin))
+        let len = (data_end - self.hot.snd_nxt).min(self.hot.win.mss);
+        let fin = fin_pending && self.hot.snd_nxt + len == data_end;
+        (self.hot.snd_nxt + len + fin as u64 - self.hot.snd_una <= self.hot.rwnd).then_some((len, fin))
     }
 
     /// Payload of a full segment: the smaller of the two ends' MSS less the options every
@@ -928,18 +943,18 @@ impl TcpSocket {
     /// fields. Once the handshake has set it, the window's SMSS.
     fn segment_payload(&self) -> u64 {
         let every_segment = TcpSegment {
-            ts: self.ts_ok,
-            xr: self.ext.as_ref().map_or(RateFields::default(), |x| x.fixed_fields()),
+            ts: self.hot.ts_ok,
+            xr: self.hot.ext.as_ref().map_or(RateFields::default(), |x| x.fixed_fields()),
             ..Default::default()
         };
-        self.cfg.mss.min(self.peer_mss) as u64 - every_segment.option_bytes_but_sack() as u64
+        self.hot.cfg.mss.min(self.hot.peer_mss) as u64 - every_segment.option_bytes_but_sack() as u64
     }
 
     /// The next segment to resend, if any. The board holds exactly `[snd_una, snd_nxt)`, so
     /// with nothing outstanding it is not read (it sits on lines of its own, which the
     /// receiving end of a one-way transfer then never touches).
     fn next_to_retransmit(&mut self) -> Option<usize> {
-        if self.snd_nxt == self.snd_una {
+        if self.hot.snd_nxt == self.hot.snd_una {
             debug_assert!(self.sb.is_empty());
             return None;
         }
@@ -954,11 +969,11 @@ impl TcpSocket {
             return;
         }
         if self.sb.next_to_retransmit().is_some() {
-            self.retransmit_now = true;
+            self.hot.retransmit_now = true;
         } else if self.unsent_remains() {
-            self.lt_credit += 1;
-        } else if self.sb.mark_lost_at(self.snd_una) {
-            self.retransmit_now = true;
+            self.hot.lt_credit += 1;
+        } else if self.sb.mark_lost_at(self.hot.snd_una) {
+            self.hot.retransmit_now = true;
         }
     }
 
@@ -967,7 +982,7 @@ impl TcpSocket {
     fn nextseg_rule3(&self) -> Option<usize> {
         // The state first: every endpoint with nothing to send asks, and only a recovery reads
         // the configuration's line.
-        if !(self.ca == CaState::Recovery && self.sack_ok && self.cfg.nextseg_rule3) {
+        if !(self.hot.ca == CaState::Recovery && self.hot.sack_ok && self.hot.cfg.nextseg_rule3) {
             return None;
         }
         self.sb.first_unsacked_below_highest_sack()
@@ -979,7 +994,7 @@ impl TcpSocket {
 
     /// Written data not yet sent, or a FIN owed.
     fn unsent_remains(&self) -> bool {
-        self.snd_nxt < 1 + self.app_written || (self.app_closed && !self.fin_sent)
+        self.hot.snd_nxt < 1 + self.hot.app_written || (self.hot.app_closed && !self.hot.fin_sent)
     }
 
     /// New data after an idle period longer than the RTO, nothing outstanding: the window
@@ -994,15 +1009,15 @@ impl TcpSocket {
             return;
         }
         self.last_data_sent = None;
-        let mss = self.win.mss;
-        self.win.ssthresh = self.current_ssthresh();
-        let restart = (self.cfg.init_cwnd as u64 * mss).min(self.win.cwnd);
-        let mut cwnd = self.win.cwnd;
+        let mss = self.hot.win.mss;
+        self.hot.win.ssthresh = self.current_ssthresh();
+        let restart = (self.hot.cfg.init_cwnd as u64 * mss).min(self.hot.win.cwnd);
+        let mut cwnd = self.hot.win.cwnd;
         while idle > rto && cwnd > restart {
             idle -= rto;
             cwnd = cwnd / mss / 2 * mss;
         }
-        self.win.cwnd = cwnd.max(restart);
+        self.hot.win.cwnd = cwnd.max(restart);
         self.stats.idle_restarts += 1;
     }
 
@@ -1020,15 +1035,15 @@ impl TcpSocket {
         if fin {
             flags = flags.with(TcpFlags::FIN);
         }
-        if self.cwr_pending && !retx {
+        if self.hot.cwr_pending && !retx {
             flags = flags.with(TcpFlags::CWR);
-            self.cwr_pending = false;
+            self.hot.cwr_pending = false;
         }
-        if self.rcv.ece() && self.ecn_ok {
+        if self.rcv.ece() && self.hot.ecn_ok {
             flags = flags.with(TcpFlags::ECE);
         }
         // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
-        let ecn = if self.ecn_ok && !retx { Ecn::Ect0 } else { Ecn::NotEct };
+        let ecn = if self.hot.ecn_ok && !retx { Ecn::Ect0 } else { Ecn::NotEct };
         let pacing = self.pacing_rate();
         let mut header_len = 0;
         let mut reports = 0;
@@ -1045,51 +1060,51 @@ impl TcpSocket {
         if payload > 0 {
             self.last_data_sent = Some(now);
         }
-        self.tx_budget = self.tx_budget.saturating_sub(1);
+        self.hot.tx_budget = self.hot.tx_budget.saturating_sub(1);
         self.stats.payload_bytes_sent += payload as u64;
-        if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
+        if matches!(self.hot.ca, CaState::Recovery | CaState::Cwr) {
             self.prr.out += payload as u64;
         }
         // RFC 6298 (5.1); new data also replaces a probe's timer with the RTO, to be
         // scheduled again after the sends (Linux's `tcp_event_new_data_sent`).
-        if self.timer_at.is_none() || (!retx && self.timer == LossTimer::Probe) {
+        if self.hot.timer_at.is_none() || (!retx && self.hot.timer == LossTimer::Probe) {
             self.arm(now + self.rtt.rto(), LossTimer::Retransmit);
         }
         if let Some(rate) = pacing {
             let wire = (payload as u32 + header_len + crate::net::packet::IPV4_HEADER_BYTES) as u64;
-            self.next_send_at = self.next_send_at.max(now) + rate.tx_time(wire);
+            self.hot.next_send_at = self.hot.next_send_at.max(now) + rate.tx_time(wire);
         }
     }
 
     fn emit_syn(&mut self, now: SimTime, emit: &mut impl Transmit) {
         self.syn_due = false;
-        let server = self.state == State::SynReceived;
+        let server = self.hot.state == State::SynReceived;
         let mut flags = TcpFlags::SYN;
         if server {
             flags = flags.with(TcpFlags::ACK);
-            if self.ecn_ok {
+            if self.hot.ecn_ok {
                 flags = flags.with(TcpFlags::ECE);
             }
-        } else if self.cfg.ecn || self.cfg.cc.wants_ecn() {
+        } else if self.hot.cfg.ecn || self.hot.cfg.cc.wants_ecn() {
             flags = flags.with(TcpFlags::ECE).with(TcpFlags::CWR); // ECN-setup SYN
-            self.ecn_ok = true; // tentatively; confirmed by the SYN-ACK
+            self.hot.ecn_ok = true; // tentatively; confirmed by the SYN-ACK
         }
         let seg = TcpSegment {
-            src_port: self.local_port,
-            dst_port: self.remote_port,
+            src_port: self.hot.local_port,
+            dst_port: self.hot.remote_port,
             seq: 0,
             ack: if server { self.rcv.rcv_nxt } else { 0 },
             flags,
             window: self.rcv.window(),
-            mss: self.cfg.mss.min(u16::MAX as u32) as u16,
-            sack_permitted: self.cfg.sack && (!server || self.sack_ok),
-            ts: if server { self.ts_ok } else { self.cfg.timestamps },
+            mss: self.hot.cfg.mss.min(u16::MAX as u32) as u16,
+            sack_permitted: self.hot.cfg.sack && (!server || self.hot.sack_ok),
+            ts: if server { self.hot.ts_ok } else { self.hot.cfg.timestamps },
             ts_val: self.ts_clock().value(now),
             ts_ecr: if server { self.rcv.ts_recent() } else { 0 },
             sack: SackList::new(),
             payload_len: 0,
             cut: false,
-            xr: self.ext.as_mut().map_or(RateFields::default(), |x| x.syn_fields()),
+            xr: self.hot.ext.as_mut().map_or(RateFields::default(), |x| x.syn_fields()),
         };
         if self.syn_sent_at.is_some() {
             self.syn_retransmitted = true;
@@ -1106,27 +1121,27 @@ impl TcpSocket {
     /// A segment without data that acknowledges what has arrived (and carries a pending rate).
     fn pure_ack(&mut self, now: SimTime) -> TcpSegment {
         let mut flags = TcpFlags::ACK;
-        if self.rcv.ece() && self.ecn_ok {
+        if self.rcv.ece() && self.hot.ecn_ok {
             flags = flags.with(TcpFlags::ECE);
         }
-        self.segment(now, self.snd_nxt, flags, 0)
+        self.segment(now, self.hot.snd_nxt, flags, 0)
     }
 
     /// A segment of an established connection: `payload` bytes from `seq`, acknowledging what
     /// has arrived, with the timestamps, rate and SACK options due.
     fn segment(&mut self, now: SimTime, seq: u64, flags: TcpFlags, payload: u16) -> TcpSegment {
         let (ts_val, ts_ecr) =
-            if self.ts_ok { (self.ts_clock().value(now), self.rcv.ts_recent()) } else { (0, 0) };
+            if self.hot.ts_ok { (self.ts_clock().value(now), self.rcv.ts_recent()) } else { (0, 0) };
         let mut seg = TcpSegment {
-            src_port: self.local_port,
-            dst_port: self.remote_port,
+            src_port: self.hot.local_port,
+            dst_port: self.hot.remote_port,
             seq,
             ack: self.rcv.rcv_nxt,
             flags,
             window: self.rcv.window(),
             mss: 0,
             sack_permitted: false,
-            ts: self.ts_ok,
+            ts: self.hot.ts_ok,
             ts_val,
             ts_ecr,
             sack: SackList::new(),
@@ -1149,10 +1164,10 @@ impl TcpSocket {
             0 => SackList::new(),
             _ => self.rcv.loss_reports(seg.sack_room()),
         };
-        if self.sack_ok && self.rcv.dsack_pending() {
+        if self.hot.sack_ok && self.rcv.dsack_pending() {
             self.rcv.push_dsack_blocks(&mut list, seg.sack_room());
         }
-        if self.sack_ok && self.rcv.has_ooo() {
+        if self.hot.sack_ok && self.rcv.has_ooo() {
             self.rcv.push_sack_blocks(&mut list, seg.sack_room());
         }
         list
@@ -1162,35 +1177,35 @@ impl TcpSocket {
 
     fn accept_syn(&mut self, seg: &TcpSegment) {
         if seg.mss != 0 {
-            self.peer_mss = seg.mss as u32;
+            self.hot.peer_mss = seg.mss as u32;
         }
-        self.sack_ok = self.cfg.sack && seg.sack_permitted;
-        self.ts_ok = self.cfg.timestamps && seg.ts;
-        if self.state == State::Listen {
+        self.hot.sack_ok = self.hot.cfg.sack && seg.sack_permitted;
+        self.hot.ts_ok = self.hot.cfg.timestamps && seg.ts;
+        if self.hot.state == State::Listen {
             // RFC 3168 §6.1.1: an ECN-setup SYN has ECE and CWR set.
-            self.ecn_ok = (self.cfg.ecn || self.cfg.cc.wants_ecn())
+            self.hot.ecn_ok = (self.hot.cfg.ecn || self.hot.cfg.cc.wants_ecn())
                 && seg.flags.has(TcpFlags::ECE)
                 && seg.flags.has(TcpFlags::CWR);
             self.configure_ecn();
         }
-        self.rwnd = seg.window as u64;
+        self.hot.rwnd = seg.window as u64;
         self.rcv.on_syn(seg.seq);
-        if self.ts_ok {
+        if self.hot.ts_ok {
             self.rcv.on_timestamp(seg.seq, seg.ts_val);
         }
-        let server = self.state == State::Listen;
-        if self.ext.as_mut().is_some_and(|x| !x.agree(seg, server)) {
-            self.ext = None; // the peer does not speak it: plain TCP
+        let server = self.hot.state == State::Listen;
+        if self.hot.ext.as_mut().is_some_and(|x| !x.agree(seg, server)) {
+            self.hot.ext = None; // the peer does not speak it: plain TCP
         }
         // RFC 5681 §2: the SMSS the window counts in excludes the TCP/IP headers *and* options,
         // so it is the payload of a full segment (Linux's `mss_cache`, ns-3's SegmentSize):
         // with timestamps an initial window of 10 is 10 × 1448 bytes, not 10 × 1460.
-        self.win.mss = self.segment_payload();
-        self.win.cwnd = self.cfg.init_cwnd as u64 * self.win.mss;
+        self.hot.win.mss = self.segment_payload();
+        self.hot.win.cwnd = self.hot.cfg.init_cwnd as u64 * self.hot.win.mss;
     }
 
     fn configure_ecn(&mut self) {
-        let mode = match (self.ecn_ok, self.cfg.cc.wants_ecn()) {
+        let mode = match (self.hot.ecn_ok, self.hot.cfg.cc.wants_ecn()) {
             (false, _) => EcnEcho::Off,
             (true, true) => EcnEcho::Dctcp,
             (true, false) => EcnEcho::Classic,
@@ -1200,12 +1215,12 @@ impl TcpSocket {
 
     /// The handshake completed with `seg` (our SYN's acknowledgment).
     fn complete_handshake(&mut self, now: SimTime, seg: &TcpSegment) {
-        self.state = State::Established;
-        self.snd_una = 1;
-        self.snd_nxt = 1;
-        self.recover = 0; // RFC 6582 §3.2: `recover` starts at the initial send sequence number
-        self.ecn_high_seq = 1;
-        self.timer_at = None;
+        self.hot.state = State::Established;
+        self.hot.snd_una = 1;
+        self.hot.snd_nxt = 1;
+        self.hot.recover = 0; // RFC 6582 §3.2: `recover` starts at the initial send sequence number
+        self.hot.ecn_high_seq = 1;
+        self.hot.timer_at = None;
         let sample = if self.syn_retransmitted {
             // Karn: no sample from a retransmitted SYN's send time; its echo is unambiguous.
             self.echo_rtt(now, seg)
@@ -1215,7 +1230,7 @@ impl TcpSocket {
         match sample {
             Some(r) => self.rtt.on_sample(r),
             // RFC 6298 §5.7 (Linux `tcp_init_metrics`: only without a valid sample).
-            None if self.syn_retransmitted => self.rtt.reset_base(self.cfg.rto_after_syn_timeout),
+            None if self.syn_retransmitted => self.rtt.reset_base(self.hot.cfg.rto_after_syn_timeout),
             None => {}
         }
     }
@@ -1230,16 +1245,16 @@ impl TcpSocket {
         sent: Option<SimTime>,
         sack_rtt: Option<SimTime>,
     ) -> Option<SimTime> {
-        match self.cfg.rtt_model {
+        match self.hot.cfg.rtt_model {
             // The send time when Karn's rule allows it (exact), else the SACK's, else the
             // timestamp echo (Linux's `tcp_ack_update_rtt`).
             RttModel::Linux => sent.map(|t| now - t).or(sack_rtt).or_else(|| self.echo_rtt(now, seg)),
             RttModel::Ns3 if seg.ack <= self.rtt_history_from => None,
             // ns-3's `TcpOptionTS::ElapsedTimeFromTsValue`: whole ticks, and 1 µs for none.
-            RttModel::Ns3 if self.ts_ok && seg.ts => {
+            RttModel::Ns3 if self.hot.ts_ok && seg.ts => {
                 let ticks = self.ts_clock().value(now).wrapping_sub(seg.ts_ecr);
                 Some(match ticks {
-                    1..=0x7fff_ffff => SimTime(self.cfg.ts_tick.0.saturating_mul(ticks as u64)),
+                    1..=0x7fff_ffff => SimTime(self.hot.cfg.ts_tick.0.saturating_mul(ticks as u64)),
                     _ => SimTime::from_us(1),
                 })
             }
@@ -1250,21 +1265,21 @@ impl TcpSocket {
     /// The RTT sample a SACK gives: from the oldest newly SACKed segment never retransmitted,
     /// with `sack_rtt` and the Linux model (ns-3 takes none).
     fn sack_rtt_sample(&self, now: SimTime, sacked_from: Option<SimTime>) -> Option<SimTime> {
-        let on = self.cfg.sack_rtt && self.cfg.rtt_model == RttModel::Linux;
+        let on = self.hot.cfg.sack_rtt && self.hot.cfg.rtt_model == RttModel::Linux;
         sacked_from.filter(|_| on).map(|t| now - t)
     }
 
     /// The RTT an arriving segment's timestamp echo gives, if timestamps are in use.
     fn echo_rtt(&self, now: SimTime, seg: &TcpSegment) -> Option<SimTime> {
-        (self.ts_ok && seg.ts).then(|| self.ts_clock().rtt_from_echo(now, seg.ts_ecr)).flatten()
+        (self.hot.ts_ok && seg.ts).then(|| self.ts_clock().rtt_from_echo(now, seg.ts_ecr)).flatten()
     }
 
     fn ts_clock(&self) -> TsClock {
-        TsClock { tick: self.cfg.ts_tick }
+        TsClock { tick: self.hot.cfg.ts_tick }
     }
 
     fn on_peer_fin(&mut self) {
-        self.state = match self.state {
+        self.hot.state = match self.hot.state {
             State::Established => State::CloseWait,
             State::FinWait1 => State::Closing,
             State::FinWait2 => State::Closed,
@@ -1278,39 +1293,39 @@ impl TcpSocket {
     /// losses, answer an ECN echo, and let PRR set the window.
     fn process_ack(&mut self, now: SimTime, seg: &TcpSegment) {
         let ack = seg.ack;
-        if ack > self.snd_nxt {
+        if ack > self.hot.snd_nxt {
             return; // acknowledges something never sent
         }
-        self.rwnd = seg.window as u64;
-        let ece = self.ecn_ok && seg.flags.has(TcpFlags::ECE);
+        self.hot.rwnd = seg.window as u64;
+        let ece = self.hot.ecn_ok && seg.flags.has(TcpFlags::ECE);
         let (sacked, sack_rtt) = self.take_sack_blocks(now, seg);
-        let una_before = self.snd_una;
+        let una_before = self.hot.snd_una;
         if let Some(p) = self.probe {
             let duplicate = seg.payload_len == 0 && !seg.flags.has(TcpFlags::FIN) && sacked.bytes == 0;
-            self.on_probe_ack(now, p.on_ack(ack, ack > self.snd_una, duplicate));
+            self.on_probe_ack(now, p.on_ack(ack, ack > self.hot.snd_una, duplicate));
         }
         let mut newly_lost = 0;
         // Payload delivered by this ACK, each byte once (newly SACKed, or acknowledged and not
         // SACKed before).
         let mut delivered = sacked.bytes;
         let mut acked_latest = None;
-        if ack > self.snd_una {
+        if ack > self.hot.snd_una {
             let (newly, latest) = self.on_new_ack(now, seg, ece, &sacked, sack_rtt);
             delivered += newly;
             acked_latest = Some(latest);
-        } else if ack == self.snd_una
+        } else if ack == self.hot.snd_una
             && seg.payload_len == 0
             && !seg.flags.has(TcpFlags::FIN)
             && !self.sb.is_empty()
         {
             newly_lost += self.on_duplicate_ack(now, ece, &sacked);
         }
-        if self.cfg.cut_reports {
+        if self.hot.cfg.cut_reports {
             self.take_loss_reports(now, seg);
         }
         if self.rack_on() {
             let mut latest = acked_latest.map_or(sacked.latest, |a| sacked.latest.merge(&a));
-            if self.ts_ok && seg.ts {
+            if self.hot.ts_ok && seg.ts {
                 // An echo older than a retransmission's send time answers an earlier copy
                 // (Linux's `tcp_skb_spurious_retrans`; RFC 8985 §6.2 step 2).
                 let clock = self.ts_clock();
@@ -1322,15 +1337,17 @@ impl TcpSocket {
         newly_lost += self.mark_newly_lost(now);
         if self.rack_on()
             && newly_lost > 0
-            && matches!(self.ca, CaState::Open | CaState::Disorder | CaState::Cwr)
+            && matches!(self.hot.ca, CaState::Open | CaState::Disorder | CaState::Cwr)
         {
             // RACK found a loss: a fast recovery (Linux's `tcp_time_to_recover`: the loss is
             // proven).
             self.enter_recovery(now, false);
         }
         self.answer_ecn_echo(now, ece);
-        if self.prr_on() && (self.ca == CaState::Cwr || (self.ca == CaState::Recovery && self.sack_ok)) {
-            self.prr_update(delivered, self.snd_una > una_before, newly_lost > 0);
+        if self.prr_on()
+            && (self.hot.ca == CaState::Cwr || (self.hot.ca == CaState::Recovery && self.hot.sack_ok))
+        {
+            self.prr_update(delivered, self.hot.snd_una > una_before, newly_lost > 0);
         }
     }
 
@@ -1353,12 +1370,12 @@ impl TcpSocket {
             return self.rack_detect(now, true);
         }
         let mut newly_lost = 0;
-        if self.sack_ok && self.ca == CaState::Recovery {
-            newly_lost += self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
+        if self.hot.sack_ok && self.hot.ca == CaState::Recovery {
+            newly_lost += self.sb.mark_lost_by_sack(self.hot.cfg.dupthresh, self.hot.win.mss);
         }
-        if self.sack_ok
-            && self.cfg.lost_retransmit_detection
-            && matches!(self.ca, CaState::Recovery | CaState::Loss)
+        if self.hot.sack_ok
+            && self.hot.cfg.lost_retransmit_detection
+            && matches!(self.hot.ca, CaState::Recovery | CaState::Loss)
         {
             let n = self.sb.mark_lost_retransmissions();
             self.stats.lost_retransmissions += n as u64;
@@ -1371,11 +1388,11 @@ impl TcpSocket {
     /// from them, taken at once on a duplicate ACK (Linux takes it on any ACK that SACKs new
     /// data).
     fn take_sack_blocks(&mut self, now: SimTime, seg: &TcpSegment) -> (Sacked, Option<SimTime>) {
-        let sacked = if self.sack_ok && !seg.sack.is_empty() {
+        let sacked = if self.hot.sack_ok && !seg.sack.is_empty() {
             let blocks = seg.sack.as_slice();
             let dsack = first_is_dsack(blocks, seg.ack);
             if self.rack_on() {
-                self.rack.on_ack(dsack, self.snd_una, self.snd_nxt);
+                self.rack.on_ack(dsack, self.hot.snd_una, self.hot.snd_nxt);
             }
             // A D-SACK block reports a duplicate, no new data.
             self.sb.apply_sack(if dsack { &blocks[1..] } else { blocks })
@@ -1383,7 +1400,7 @@ impl TcpSocket {
             Sacked::default()
         };
         let rtt = self.sack_rtt_sample(now, sacked.rtt_from);
-        if seg.ack == self.snd_una
+        if seg.ack == self.hot.snd_una
             && let Some(r) = rtt
         {
             self.rtt.on_sample(r);
@@ -1409,8 +1426,8 @@ impl TcpSocket {
             in_flight,
             cwnd_limited: self.cwnd_limited_now(),
             ece,
-            snd_una: self.snd_una,
-            snd_nxt: self.snd_nxt,
+            snd_una: self.hot.snd_una,
+            snd_nxt: self.hot.snd_nxt,
         }
     }
 
@@ -1434,30 +1451,30 @@ impl TcpSocket {
         }
         let payload_acked = acked.bytes - acked.fin_acked as u64;
         self.stats.bytes_acked += payload_acked;
-        self.snd_una = ack;
-        self.timed_out_since_progress = false;
-        self.dupacks = 0;
-        self.lt_credit = 0;
+        self.hot.snd_una = ack;
+        self.hot.timed_out_since_progress = false;
+        self.hot.dupacks = 0;
+        self.hot.lt_credit = 0;
         let sample = self.ack_sample(now, sacked.bytes + acked.newly_delivered, rtt, in_flight, ece);
-        self.cc.on_any_ack(&mut self.win, &sample);
+        self.cc.on_any_ack(&mut self.hot.win, &sample);
         if self.frto != Frto::Off {
             let orig_end = acked.orig_end.into_iter().chain(sacked.orig_end).min();
             self.frto_on_ack(true, orig_end, sacked.bytes > 0);
         }
         let restart_timer = self.ca_on_new_ack(now, ack, acked.bytes, &sample);
         if acked.fin_acked {
-            self.state = match self.state {
+            self.hot.state = match self.hot.state {
                 State::FinWait1 => State::FinWait2,
                 State::Closing | State::LastAck => State::Closed,
                 s => s,
             };
         }
-        if restart_timer && self.cfg.rtt_model == RttModel::Ns3 {
+        if restart_timer && self.hot.cfg.rtt_model == RttModel::Ns3 {
             self.rtt.end_backoff();
         }
         // RFC 6298 (5.2)/(5.3), or a tail loss probe's timer (Linux's `tcp_set_xmit_timer`).
         if self.sb.is_empty() {
-            self.timer_at = None;
+            self.hot.timer_at = None;
         } else if restart_timer && !self.schedule_probe(now, true) {
             self.rearm_rto(now);
         }
@@ -1471,64 +1488,65 @@ impl TcpSocket {
     /// NewReno recovery restarts it, RFC 6582 §3.2).
     fn ca_on_new_ack(&mut self, now: SimTime, ack: u64, acked_bytes: u64, sample: &AckSample) -> bool {
         let mut restart_timer = true;
-        match self.ca {
-            CaState::Recovery if ack >= self.recover => {
+        match self.hot.ca {
+            CaState::Recovery if ack >= self.hot.recover => {
                 // Full acknowledgment: leave fast recovery (RFC 6582 step 5 / RFC 6675).
-                if !self.sack_ok {
-                    let flight = self.snd_nxt - self.snd_una;
-                    self.win.cwnd = self.win.ssthresh.min(flight.max(self.win.mss) + self.win.mss);
+                if !self.hot.sack_ok {
+                    let flight = self.hot.snd_nxt - self.hot.snd_una;
+                    self.hot.win.cwnd =
+                        self.hot.win.ssthresh.min(flight.max(self.hot.win.mss) + self.hot.win.mss);
                 } else {
-                    self.win.cwnd = self.win.ssthresh;
+                    self.hot.win.cwnd = self.hot.win.ssthresh;
                 }
-                self.ca = CaState::Open;
+                self.hot.ca = CaState::Open;
                 self.rack.on_recovery_exit();
-                self.cc.on_recovery_exit(&mut self.win, now);
+                self.cc.on_recovery_exit(&mut self.hot.win, now);
                 // The window grows on this ACK too, from ssthresh (Linux's `tcp_cong_control`
                 // runs after `tcp_fastretrans_alert` has left Recovery; ns-3's `ProcessAck`
                 // likewise). Without SACK, Linux holds Recovery on an ACK of the recovery
                 // point itself and grows only on one beyond it.
-                if self.cfg.grow_at_recovery_exit && (self.sack_ok || ack > self.recover) {
+                if self.hot.cfg.grow_at_recovery_exit && (self.hot.sack_ok || ack > self.hot.recover) {
                     self.grow_after_reduction(sample);
                 }
             }
             CaState::Recovery => {
-                if !self.sack_ok {
+                if !self.hot.sack_ok {
                     // NewReno partial ACK (RFC 6582 step 4): resend the next hole at once,
                     // deflate by what was acknowledged, add back one SMSS.
-                    self.sb.mark_lost_at(self.snd_una);
-                    self.retransmit_now = true;
-                    self.win.cwnd = self.win.cwnd.saturating_sub(acked_bytes);
-                    if acked_bytes >= self.win.mss {
-                        self.win.cwnd += self.win.mss;
+                    self.sb.mark_lost_at(self.hot.snd_una);
+                    self.hot.retransmit_now = true;
+                    self.hot.win.cwnd = self.hot.win.cwnd.saturating_sub(acked_bytes);
+                    if acked_bytes >= self.hot.win.mss {
+                        self.hot.win.cwnd += self.hot.win.mss;
                     }
-                    self.win.cwnd = self.win.cwnd.max(self.win.mss);
-                    restart_timer = !self.partial_ack_seen;
-                    self.partial_ack_seen = true;
-                } else if self.cfg.partial_ack_resend {
+                    self.hot.win.cwnd = self.hot.win.cwnd.max(self.hot.win.mss);
+                    restart_timer = !self.hot.partial_ack_seen;
+                    self.hot.partial_ack_seen = true;
+                } else if self.hot.cfg.partial_ack_resend {
                     self.resend_on_partial_ack();
                 }
             }
-            CaState::Cwr if ack > self.ecn_high_seq => {
+            CaState::Cwr if ack > self.hot.ecn_high_seq => {
                 // Something sent after the reduction began is acknowledged: CWR reached the
                 // receiver and the reduction is over (Linux `tcp_end_cwnd_reduction`).
-                self.win.cwnd = self.win.ssthresh;
-                self.ca = CaState::Open;
-                if self.cfg.grow_at_recovery_exit {
+                self.hot.win.cwnd = self.hot.win.ssthresh;
+                self.hot.ca = CaState::Open;
+                if self.hot.cfg.grow_at_recovery_exit {
                     self.grow_after_reduction(sample);
                 }
             }
             CaState::Cwr => {}
             CaState::Loss => {
-                self.cc.on_ack(&mut self.win, sample);
-                if ack >= self.recover {
-                    self.ca = CaState::Open;
+                self.cc.on_ack(&mut self.hot.win, sample);
+                if ack >= self.hot.recover {
+                    self.hot.ca = CaState::Open;
                     self.frto = Frto::Off;
                     self.rack.on_recovery_exit();
                 }
             }
             CaState::Open | CaState::Disorder => {
-                self.ca = CaState::Open;
-                self.cc.on_ack(&mut self.win, sample);
+                self.hot.ca = CaState::Open;
+                self.cc.on_ack(&mut self.hot.win, sample);
             }
         }
         restart_timer
@@ -1538,17 +1556,17 @@ impl TcpSocket {
     /// without SACK) the window inflated. Returns the segments SACKs newly mark lost.
     fn on_duplicate_ack(&mut self, now: SimTime, ece: bool, sacked: &Sacked) -> usize {
         self.stats.dupacks_received += 1;
-        self.dupacks += 1;
+        self.hot.dupacks += 1;
         let mut newly_lost = 0;
         let in_flight = self.sb.pipe();
         let sample = self.ack_sample(now, sacked.bytes, None, in_flight, ece);
-        self.cc.on_any_ack(&mut self.win, &sample);
+        self.cc.on_any_ack(&mut self.hot.win, &sample);
         if self.frto != Frto::Off {
             // Undone, the ACK goes on as one in the open state (Linux's `tcp_fastretrans_alert`
             // falls through when `tcp_process_loss` has reopened).
             self.frto_on_ack(false, sacked.orig_end, true);
         }
-        match self.ca {
+        match self.hot.ca {
             CaState::Open | CaState::Disorder | CaState::Cwr => {
                 // With RACK the loss is judged after this ACK, by time (`process_ack`). Else a
                 // segment IsLost() marks starts a recovery (RFC 6675 §5 step (2), as ns-3's
@@ -1556,28 +1574,29 @@ impl TcpSocket {
                 // reduction); the count of duplicate ACKs only if the ACK (here SND.UNA) covers
                 // more than `recover` (RFC 6582 §3.2 step 2).
                 let rack = self.rack_on();
-                let sack_says_lost = self.sack_ok && !rack && {
-                    newly_lost += self.sb.mark_lost_by_sack(self.cfg.dupthresh, self.win.mss);
+                let sack_says_lost = self.hot.sack_ok && !rack && {
+                    newly_lost += self.sb.mark_lost_by_sack(self.hot.cfg.dupthresh, self.hot.win.mss);
                     self.sb.first().is_some_and(|s| s.lost)
                 };
-                let dupacks_say_lost =
-                    !rack && self.dupacks >= self.cfg.dupthresh && self.snd_una > self.recover;
+                let dupacks_say_lost = !rack
+                    && self.hot.dupacks >= self.hot.cfg.dupthresh
+                    && self.hot.snd_una > self.hot.recover;
                 if sack_says_lost || dupacks_say_lost {
                     self.on_loss_signal(now, LossSignal::DupAcks);
                 } else {
-                    if self.ca != CaState::Cwr {
-                        self.ca = CaState::Disorder;
+                    if self.hot.ca != CaState::Cwr {
+                        self.hot.ca = CaState::Disorder;
                     }
                     // RFC 3042's segments beyond cwnd. With SACK the pipe already frees a
                     // segment per duplicate ACK (RFC 6675 §5 (3); Linux, ns-3).
-                    let beyond_cwnd = !self.sack_ok || self.cfg.limited_transmit_beyond_pipe;
-                    if self.cfg.limited_transmit && beyond_cwnd && self.dupacks <= 2 {
-                        self.lt_credit += 1;
+                    let beyond_cwnd = !self.hot.sack_ok || self.hot.cfg.limited_transmit_beyond_pipe;
+                    if self.hot.cfg.limited_transmit && beyond_cwnd && self.hot.dupacks <= 2 {
+                        self.hot.lt_credit += 1;
                     }
                 }
             }
-            CaState::Recovery if !self.sack_ok => {
-                self.win.cwnd += self.win.mss; // RFC 6582 step 3: inflate
+            CaState::Recovery if !self.hot.sack_ok => {
+                self.hot.win.cwnd += self.hot.win.mss; // RFC 6582 step 3: inflate
             }
             CaState::Recovery | CaState::Loss => {}
         }
@@ -1588,30 +1607,33 @@ impl TcpSocket {
     /// must cover data sent after the last reduction: ACKs up to `ecn_high_seq` may still
     /// echo marks the receiver saw before our CWR reached it.
     fn answer_ecn_echo(&mut self, now: SimTime, ece: bool) {
-        if ece && matches!(self.ca, CaState::Open | CaState::Disorder) && self.snd_una > self.ecn_high_seq {
+        if ece
+            && matches!(self.hot.ca, CaState::Open | CaState::Disorder)
+            && self.hot.snd_una > self.hot.ecn_high_seq
+        {
             let flight = self.flight_for_reduction();
-            let prior_cwnd = self.win.cwnd;
-            if self.cc.on_ecn_echo(&mut self.win, now, flight) {
-                self.cwr_pending = true;
+            let prior_cwnd = self.hot.win.cwnd;
+            if self.cc.on_ecn_echo(&mut self.hot.win, now, flight) {
+                self.hot.cwr_pending = true;
                 self.stats.ecn_reductions += 1;
                 if self.prr_on() {
                     // The controller set ssthresh; PRR brings cwnd down to it (Linux's CWR).
-                    self.win.cwnd = prior_cwnd;
+                    self.hot.win.cwnd = prior_cwnd;
                     self.start_reduction(CaState::Cwr, prior_cwnd);
                 }
             }
-            self.ecn_high_seq = self.snd_nxt;
+            self.hot.ecn_high_seq = self.hot.snd_nxt;
         }
     }
 
     /// PRR reduces the window (the configuration asks for it).
     fn prr_on(&self) -> bool {
-        self.cfg.recovery == Recovery::Prr
+        self.hot.cfg.recovery == Recovery::Prr
     }
 
     /// A PRR reduction begins from `prior_cwnd` (Linux `tcp_init_cwnd_reduction`).
     fn start_reduction(&mut self, state: CaState, prior_cwnd: u64) {
-        self.ca = state;
+        self.hot.ca = state;
         self.prr = Prr { delivered: 0, out: 0, prior_cwnd: prior_cwnd.max(1) };
     }
 
@@ -1622,7 +1644,7 @@ impl TcpSocket {
             return;
         }
         self.prr.delivered += delivered;
-        let (pipe, ssthresh, mss) = (self.sb.pipe(), self.win.ssthresh, self.win.mss);
+        let (pipe, ssthresh, mss) = (self.sb.pipe(), self.hot.win.ssthresh, self.hot.win.mss);
         let sndcnt = if pipe > ssthresh {
             // Proportional: ⌈prr_delivered · ssthresh / RecoverFS⌉ − prr_out.
             let due = (self.prr.delivered as u128 * ssthresh as u128).div_ceil(self.prr.prior_cwnd as u128);
@@ -1638,7 +1660,7 @@ impl TcpSocket {
         };
         // The first retransmission goes whatever the count (RFC 6937: "fast retransmit").
         let sndcnt = if self.prr.out == 0 { sndcnt.max(mss) } else { sndcnt };
-        self.win.cwnd = pipe + sndcnt;
+        self.hot.win.cwnd = pipe + sndcnt;
     }
 
     /// What multiplicative decrease scales (`TcpConfig::ssthresh_base`). FlightSize is capped
@@ -1646,9 +1668,9 @@ impl TcpSocket {
     /// segments (RFC 6675 §5 (4.2)), are not window the sender earned; counting them would
     /// make a loss detected just after a recovery *raise* the window.
     fn flight_for_reduction(&self) -> u64 {
-        match self.cfg.ssthresh_base {
-            SsthreshBase::Cwnd => self.win.cwnd,
-            SsthreshBase::Flight => (self.snd_nxt - self.snd_una).min(self.win.cwnd),
+        match self.hot.cfg.ssthresh_base {
+            SsthreshBase::Cwnd => self.hot.win.cwnd,
+            SsthreshBase::Flight => (self.hot.snd_nxt - self.hot.snd_una).min(self.hot.win.cwnd),
             SsthreshBase::Pipe => self.sb.pipe(),
         }
     }
@@ -1656,20 +1678,20 @@ impl TcpSocket {
     /// Fast retransmit and recovery. `presume_first_lost`: the hole at `snd_una` is the loss
     /// (duplicate ACKs); an explicit signal has already marked what it named.
     fn enter_recovery(&mut self, now: SimTime, presume_first_lost: bool) {
-        let prr = self.prr_on() && self.sack_ok;
-        if prr && self.ca == CaState::Cwr {
+        let prr = self.prr_on() && self.hot.sack_ok;
+        if prr && self.hot.ca == CaState::Cwr {
             // Already reducing for this window (an ECN echo): the reduction goes on, towards
             // the same ssthresh (Linux `tcp_enter_recovery`).
-            self.ca = CaState::Recovery;
+            self.hot.ca = CaState::Recovery;
         } else {
             let flight = self.flight_for_reduction();
-            let prior_cwnd = self.win.cwnd;
-            self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, now, flight);
+            let prior_cwnd = self.hot.win.cwnd;
+            self.hot.win.ssthresh = self.cc.ssthresh_on_loss(&self.hot.win, now, flight);
             self.start_reduction(CaState::Recovery, prior_cwnd);
         }
-        self.recover = self.snd_nxt;
-        self.partial_ack_seen = false;
-        self.lt_credit = 0;
+        self.hot.recover = self.hot.snd_nxt;
+        self.hot.partial_ack_seen = false;
+        self.hot.lt_credit = 0;
         self.probe = None;
         self.stats.fast_recoveries += 1;
         // A first segment already presumed lost and resent stays so: its retransmission may
@@ -1677,20 +1699,20 @@ impl TcpSocket {
         // within it). Resending it again would be spurious (as in Linux, which skips
         // segments marked SACKED_RETRANS).
         if presume_first_lost && !self.sb.first().is_some_and(|s| s.lost) {
-            self.sb.mark_lost_at(self.snd_una);
+            self.sb.mark_lost_at(self.hot.snd_una);
         }
-        self.retransmit_now = true;
-        self.win.cwnd = if prr {
+        self.hot.retransmit_now = true;
+        self.hot.win.cwnd = if prr {
             // Until the ACK's PRR update: nothing beyond the first retransmission.
-            self.win.cwnd.min(self.sb.pipe())
-        } else if self.sack_ok {
-            self.win.ssthresh
+            self.hot.win.cwnd.min(self.sb.pipe())
+        } else if self.hot.sack_ok {
+            self.hot.win.ssthresh
         } else {
-            self.win.ssthresh + self.cfg.dupthresh as u64 * self.win.mss
+            self.hot.win.ssthresh + self.hot.cfg.dupthresh as u64 * self.hot.win.mss
         };
         // Do not answer ECE for data sent before the reduction.
-        self.ecn_high_seq = self.snd_nxt;
-        self.cwr_pending = self.ecn_ok;
+        self.hot.ecn_high_seq = self.hot.snd_nxt;
+        self.hot.cwr_pending = self.hot.ecn_ok;
     }
 
     /// F-RTO on an ACK during a timeout's recovery (RFC 5682 §3.1 with SACK, as Linux's
@@ -1698,17 +1720,17 @@ impl TcpSocket {
     /// acknowledged or SACKed that was never retransmitted; `loss_seen`, whether it SACKed
     /// data or duplicated the last.
     fn frto_on_ack(&mut self, una_advanced: bool, orig_end: Option<u64>, loss_seen: bool) {
-        debug_assert_eq!(self.ca, CaState::Loss, "F-RTO runs only in a timeout's recovery");
-        if orig_end.is_some_and(|end| end <= self.recover) {
+        debug_assert_eq!(self.hot.ca, CaState::Loss, "F-RTO runs only in a timeout's recovery");
+        if orig_end.is_some_and(|end| end <= self.hot.recover) {
             // Step 3.b: data sent before the timeout arrived without being resent.
             self.undo_timeout();
-        } else if self.snd_nxt > self.recover {
+        } else if self.hot.snd_nxt > self.hot.recover {
             if loss_seen {
                 self.frto = Frto::Off; // step 3.a: the loss was real
             }
-        } else if una_advanced && self.snd_una < self.recover {
+        } else if una_advanced && self.hot.snd_una < self.hot.recover {
             // Step 2.b: new data next, if there is some the peer's window takes.
-            let sendable = self.unsent_remains() && self.snd_una + self.rwnd > self.snd_nxt;
+            let sendable = self.unsent_remains() && self.hot.snd_una + self.hot.rwnd > self.hot.snd_nxt;
             self.frto = if sendable { Frto::SendNew } else { Frto::Off };
         }
     }
@@ -1717,33 +1739,33 @@ impl TcpSocket {
     /// lost (Linux's `tcp_try_undo_loss` with `frto_undo`, `tcp_undo_cwnd_reduction`).
     fn undo_timeout(&mut self) {
         if let Some(u) = self.undo.take() {
-            self.win.cwnd = self.win.cwnd.max(u.cwnd);
-            self.win.ssthresh = self.win.ssthresh.max(u.ssthresh);
-            self.recover = u.recover;
+            self.hot.win.cwnd = self.hot.win.cwnd.max(u.cwnd);
+            self.hot.win.ssthresh = self.hot.win.ssthresh.max(u.ssthresh);
+            self.hot.recover = u.recover;
         }
         self.sb.unmark_lost();
-        self.ca = CaState::Open;
+        self.hot.ca = CaState::Open;
         self.frto = Frto::Off;
-        self.timed_out_since_progress = false;
-        self.retransmit_now = false;
+        self.hot.timed_out_since_progress = false;
+        self.hot.retransmit_now = false;
         self.stats.spurious_timeouts += 1;
     }
 
     /// The ssthresh a reduction would restore (Linux's `tcp_current_ssthresh`): during one,
     /// ssthresh; otherwise at least three quarters of the window.
     fn current_ssthresh(&self) -> u64 {
-        if matches!(self.ca, CaState::Recovery | CaState::Cwr) {
-            return self.win.ssthresh;
+        if matches!(self.hot.ca, CaState::Recovery | CaState::Cwr) {
+            return self.hot.win.ssthresh;
         }
-        let segments = self.win.cwnd / self.win.mss;
-        self.win.ssthresh.max((segments / 2 + segments / 4) * self.win.mss)
+        let segments = self.hot.win.cwnd / self.hot.win.mss;
+        self.hot.win.ssthresh.max((segments / 2 + segments / 4) * self.hot.win.mss)
     }
 
     fn on_timeout(&mut self, now: SimTime) {
-        match self.state {
+        match self.hot.state {
             State::SynSent | State::SynReceived => {
                 self.stats.syn_timeouts += 1;
-                self.syn_rto = SimTime(self.syn_rto.0.saturating_mul(2)).min(self.cfg.rto.max);
+                self.syn_rto = SimTime(self.syn_rto.0.saturating_mul(2)).min(self.hot.cfg.rto.max);
                 self.syn_due = true;
             }
             _ if !self.sb.is_empty() => {
@@ -1751,37 +1773,38 @@ impl TcpSocket {
                 self.rtt.on_timeout();
                 // F-RTO may undo a timeout that begins an episode, or recurs with no progress
                 // since (RFC 5682 §3.2; Linux's `tcp_enter_loss`).
-                let new_episode = matches!(self.ca, CaState::Open | CaState::Disorder | CaState::Cwr);
-                let recurring = self.timed_out_since_progress;
+                let new_episode = matches!(self.hot.ca, CaState::Open | CaState::Disorder | CaState::Cwr);
+                let recurring = self.hot.timed_out_since_progress;
                 if new_episode {
-                    let (cwnd, ssthresh, recover) = (self.win.cwnd, self.current_ssthresh(), self.recover);
+                    let (cwnd, ssthresh, recover) =
+                        (self.hot.win.cwnd, self.current_ssthresh(), self.hot.recover);
                     self.undo = Some(Undo { cwnd, ssthresh, recover });
                 } else if !recurring {
                     self.undo = None;
                 }
-                let frto = self.cfg.frto && self.undo.is_some() && (new_episode || recurring);
+                let frto = self.hot.cfg.frto && self.undo.is_some() && (new_episode || recurring);
                 self.frto = if frto { Frto::On } else { Frto::Off };
                 let flight = self.flight_for_reduction();
                 // Linux's `tcp_enter_loss`: a timeout reduces ssthresh unless a reduction of
                 // this episode stands — a recovery under way, or an earlier timeout with no
                 // data acknowledged since (`icsk_retransmits`, reset when SND.UNA advances).
-                let reduce = match self.ca {
+                let reduce = match self.hot.ca {
                     CaState::Open | CaState::Disorder => true,
-                    CaState::Loss => self.cfg.timeout_reduces_again && !self.timed_out_since_progress,
+                    CaState::Loss => self.hot.cfg.timeout_reduces_again && !self.hot.timed_out_since_progress,
                     CaState::Cwr | CaState::Recovery => false,
                 };
-                self.timed_out_since_progress = true;
-                self.cc.on_rto(&mut self.win, now, flight, reduce);
+                self.hot.timed_out_since_progress = true;
+                self.cc.on_rto(&mut self.hot.win, now, flight, reduce);
                 self.sb.mark_all_lost();
                 self.probe = None;
                 self.probe_due = false;
-                self.recover = self.snd_nxt;
-                self.rtt_history_from = self.snd_nxt;
-                self.ca = CaState::Loss;
-                self.dupacks = 0;
-                self.lt_credit = 0;
-                self.retransmit_now = true;
-                self.ecn_high_seq = self.snd_nxt;
+                self.hot.recover = self.hot.snd_nxt;
+                self.rtt_history_from = self.hot.snd_nxt;
+                self.hot.ca = CaState::Loss;
+                self.hot.dupacks = 0;
+                self.hot.lt_credit = 0;
+                self.hot.retransmit_now = true;
+                self.hot.ecn_high_seq = self.hot.snd_nxt;
             }
             _ => {}
         }
@@ -1791,19 +1814,19 @@ impl TcpSocket {
 
     /// Arm the retransmission timer for `purpose`, replacing what it was armed for.
     fn arm(&mut self, at: SimTime, purpose: LossTimer) {
-        self.timer_at = Some(at);
-        self.timer = purpose;
+        self.hot.timer_at = Some(at);
+        self.hot.timer = purpose;
     }
 
     /// The retransmission timeout from now (Linux's `tcp_rearm_rto`); after a probe's or the
     /// reordering timer, from when the oldest segment outstanding was last sent.
     fn rearm_rto(&mut self, now: SimTime) {
         if self.sb.is_empty() {
-            self.timer_at = None;
+            self.hot.timer_at = None;
             return;
         }
         let rto = self.rtt.rto();
-        let at = match self.timer {
+        let at = match self.hot.timer {
             LossTimer::Retransmit => now + rto,
             LossTimer::Probe | LossTimer::Reorder => {
                 let head_sent = self.sb.first().map_or(now, |h| h.sent_at);
@@ -1819,17 +1842,17 @@ impl TcpSocket {
     /// one segment in flight), no later than the RTO — a whole RTO from now on an ACK
     /// (`advancing_rto`), else the one pending. Returns whether it was armed.
     fn schedule_probe(&mut self, now: SimTime, advancing_rto: bool) -> bool {
-        if !(self.cfg.tlp
-            && self.sack_ok
-            && matches!(self.ca, CaState::Open | CaState::Cwr)
+        if !(self.hot.cfg.tlp
+            && self.hot.sack_ok
+            && matches!(self.hot.ca, CaState::Open | CaState::Cwr)
             && !self.sb.is_empty())
         {
             return false;
         }
         let pto = match self.rtt.srtt() {
-            Some(srtt) if self.sb.len() == 1 => srtt + srtt + self.cfg.tlp_delayed_ack_allowance,
-            Some(srtt) => srtt + srtt + self.cfg.loss_timer_slack,
-            None => self.cfg.rto.initial,
+            Some(srtt) if self.sb.len() == 1 => srtt + srtt + self.hot.cfg.tlp_delayed_ack_allowance,
+            Some(srtt) => srtt + srtt + self.hot.cfg.loss_timer_slack,
+            None => self.hot.cfg.rto.initial,
         };
         let rto_left = if advancing_rto {
             Some(self.rtt.rto())
@@ -1881,13 +1904,13 @@ impl TcpSocket {
             Some(ProbeKind::ResendLast) => {
                 let i = self.sb.len() - 1;
                 let s = self.sb.get(i);
-                self.sb.on_probe(i, now, self.snd_nxt);
+                self.sb.on_probe(i, now, self.hot.snd_nxt);
                 self.stats.retransmissions += 1;
                 self.emit_data(now, s.start, s.end, s.fin, true, emit);
                 true
             }
         };
-        self.probe = Some(Probe { high_seq: self.snd_nxt, resent });
+        self.probe = Some(Probe { high_seq: self.hot.snd_nxt, resent });
         self.stats.loss_probes += 1;
         self.arm(now + self.rtt.rto(), LossTimer::Retransmit);
     }
@@ -1903,8 +1926,8 @@ impl TcpSocket {
             ProbeOutcome::Repaired => {
                 self.probe = None;
                 let flight = self.flight_for_reduction();
-                self.win.ssthresh = self.cc.ssthresh_on_loss(&self.win, now, flight);
-                self.win.cwnd = self.win.ssthresh;
+                self.hot.win.ssthresh = self.cc.ssthresh_on_loss(&self.hot.win, now, flight);
+                self.hot.win.cwnd = self.hot.win.ssthresh;
                 self.stats.loss_probe_recoveries += 1;
             }
         }
@@ -1912,7 +1935,7 @@ impl TcpSocket {
 
     /// RACK's loss detection applies: configured, and SACK in use.
     fn rack_on(&self) -> bool {
-        self.cfg.rack && self.sack_ok
+        self.hot.cfg.rack && self.hot.sack_ok
     }
 
     /// RACK's detection (RFC 8985 §6.2 step 5): on an ACK that delivered data (`on_ack`),
@@ -1924,16 +1947,16 @@ impl TcpSocket {
         if !self.sb.sent_before(before) {
             return 0;
         }
-        let in_recovery = matches!(self.ca, CaState::Recovery | CaState::Loss);
+        let in_recovery = matches!(self.hot.ca, CaState::Recovery | CaState::Loss);
         let (min_rtt, srtt) = (self.rtt.min_rtt(), self.rtt.srtt());
         let reo_wnd =
-            self.rack.reo_wnd(in_recovery, self.sb.sacked_segments(), self.cfg.dupthresh, min_rtt, srtt);
+            self.rack.reo_wnd(in_recovery, self.sb.sacked_segments(), self.hot.cfg.dupthresh, min_rtt, srtt);
         let (marked, resent_marked, wait) = self.sb.mark_lost_by_time(before, rack_rtt + reo_wnd, now);
         self.stats.lost_retransmissions += resent_marked as u64;
         if let Some(w) = wait.filter(|_| on_ack) {
             // Linux adds its timer slack, and never waits longer than the RTO.
             let rto = self.rtt.rto();
-            self.arm(now + (w + self.cfg.loss_timer_slack).min(rto), LossTimer::Reorder);
+            self.arm(now + (w + self.hot.cfg.loss_timer_slack).min(rto), LossTimer::Reorder);
         }
         marked
     }
@@ -1944,7 +1967,7 @@ impl TcpSocket {
     #[inline(never)]
     fn on_reorder_timeout(&mut self, now: SimTime) {
         let marked = self.rack_detect(now, false);
-        if marked > 0 && matches!(self.ca, CaState::Open | CaState::Disorder | CaState::Cwr) {
+        if marked > 0 && matches!(self.hot.ca, CaState::Open | CaState::Disorder | CaState::Cwr) {
             self.enter_recovery(now, false);
         }
         if self.sb.first().is_some_and(|s| s.lost && !s.retransmitted) {
@@ -1958,21 +1981,21 @@ impl TcpSocket {
     /// Segments are paced: the configuration asks for it, or the controller paces by itself
     /// (an explicit-rate sender in rate mode).
     fn paces(&self) -> bool {
-        self.cfg.pacing || self.cc.pacing_rate(&self.win, self.rtt.srtt()).is_some()
+        self.hot.cfg.pacing || self.cc.pacing_rate(&self.hot.win, self.rtt.srtt()).is_some()
     }
 
     /// The pacing rate: the controller's, or else (with `pacing` on) cwnd/SRTT scaled as Linux does (2× in slow
     /// start, 1.2× in congestion avoidance; `sysctl_tcp_pacing_ss_ratio`/`ca_ratio`).
     pub fn pacing_rate(&self) -> Option<Rate> {
-        if let Some(r) = self.cc.pacing_rate(&self.win, self.rtt.srtt()) {
+        if let Some(r) = self.cc.pacing_rate(&self.hot.win, self.rtt.srtt()) {
             return Some(r);
         }
-        if !self.cfg.pacing {
+        if !self.hot.cfg.pacing {
             return None;
         }
         let srtt = self.rtt.srtt()?;
-        let ratio_pct: u128 = if self.win.in_slow_start() { 200 } else { 120 };
-        let bps = self.win.cwnd as u128 * 8 * crate::units::PS_PER_S as u128 * ratio_pct
+        let ratio_pct: u128 = if self.hot.win.in_slow_start() { 200 } else { 120 };
+        let bps = self.hot.win.cwnd as u128 * 8 * crate::units::PS_PER_S as u128 * ratio_pct
             / 100
             / srtt.0.max(1) as u128;
         Some(Rate(bps.max(1).min(u64::MAX as u128) as u64))
@@ -2009,26 +2032,26 @@ mod tests {
     fn nothing_to_send_leaves_the_state_the_loop_would() {
         for budget in [0, 3] {
             let mut s = TcpSocket::new(cfg(), 1, 2);
-            (s.state, s.snd_una, s.snd_nxt) = (State::Established, 1, 1);
-            (s.cwnd_limited, s.tx_blocked, s.pace_wakeup) = (true, true, Some(SimTime(5)));
+            (s.hot.state, s.hot.snd_una, s.hot.snd_nxt) = (State::Established, 1, 1);
+            (s.hot.cwnd_limited, s.hot.tx_blocked, s.hot.pace_wakeup) = (true, true, Some(SimTime(5)));
             s.set_tx_budget(budget);
             let mut sent = 0;
             s.send_data(SimTime(1), &mut |_: &Outgoing| sent += 1);
             assert_eq!(sent, 0);
-            assert_eq!(s.cwnd_limited, budget == 0);
-            assert!(!s.tx_blocked);
-            assert_eq!(s.pace_wakeup, None);
+            assert_eq!(s.hot.cwnd_limited, budget == 0);
+            assert!(!s.hot.tx_blocked);
+            assert_eq!(s.hot.pace_wakeup, None);
         }
     }
 
-    /// The layout the struct's comment describes: what every segment reads in the first three
-    /// lines, counters next, then the receive side before the sender's own state.
+    /// The layout the struct's comment describes: what every segment reads (`SocketHot`) in the
+    /// first three lines, counters next, then the receive side before the sender's own state.
     #[test]
     fn socket_fields_in_order_of_use() {
         use std::mem::offset_of;
-        assert!(offset_of!(TcpSocket, tx_blocked) < 3 * 64);
-        assert!(offset_of!(TcpSocket, cfg) < 3 * 64);
-        assert!(offset_of!(TcpSocket, tx_blocked) < offset_of!(TcpSocket, stats));
+        assert_eq!(offset_of!(TcpSocket, hot), 0);
+        const { assert!(std::mem::size_of::<SocketHot>() <= 3 * 64) };
+        assert!(offset_of!(TcpSocket, hot) < offset_of!(TcpSocket, stats));
         assert!(offset_of!(TcpSocket, stats) < offset_of!(TcpSocket, rcv));
         assert!(offset_of!(TcpSocket, rcv) < offset_of!(TcpSocket, cc));
         assert!(offset_of!(TcpSocket, sb) < offset_of!(TcpSocket, syn_sent_at));
@@ -2718,7 +2741,7 @@ mod tests {
     #[test]
     fn prr_update_follows_rfc6937() {
         let mut s = TcpSocket::new(cfg(), 1, 2);
-        s.win = Window { cwnd: 20_000, ssthresh: 10_000, mss: 1000 };
+        s.hot.win = Window { cwnd: 20_000, ssthresh: 10_000, mss: 1000 };
         for i in 0..18 {
             s.sb.push(1 + i * 1000, 1 + (i + 1) * 1000, SimTime::ZERO, false);
         }
@@ -2726,15 +2749,15 @@ mod tests {
         s.prr.out = 1000; // the fast retransmission
         s.prr_update(3000, false, false);
         // pipe 18 000 > ssthresh: ⌈3000 · 10 000 / 20 000⌉ − 1000 = 500.
-        assert_eq!(s.win.cwnd, 18_000 + 500);
+        assert_eq!(s.hot.win.cwnd, 18_000 + 500);
         s.sb.ack_to(1 + 12_000); // pipe 6000, below ssthresh
         s.prr.out = 2000;
         s.prr_update(2000, true, false);
         // max(5000 − 2000, 2000) + 1000 = 4000, within ssthresh − pipe = 4000.
-        assert_eq!(s.win.cwnd, 6000 + 4000);
+        assert_eq!(s.hot.win.cwnd, 6000 + 4000);
         s.prr_update(1000, true, true);
         // A new loss: no extra segment; max(6000 − 2000, 1000) = 4000, capped at 4000.
-        assert_eq!(s.win.cwnd, 6000 + 4000);
+        assert_eq!(s.hot.win.cwnd, 6000 + 4000);
     }
 
     /// With PRR an ECN echo starts a CWR reduction: cwnd comes down to ssthresh over the next
