@@ -44,6 +44,7 @@ lint: setup
 
 rust-test:
 	cargo test -p routerlab --quiet
+	cargo test -p routerlab-emu --quiet
 	cargo test -p routerlab-py --quiet
 
 py-test: setup

@@ -336,6 +336,18 @@ pub struct PacketMeta {
     pub probe: u8,
 }
 
+/// Hash of a 5-tuple (`PacketMeta::flow_hash`), computed once per flow by its sender (forwarding
+/// salts it per switch).
+pub fn flow_hash(src: HostId, dst: HostId, sport: u16, dport: u16, proto: u8) -> u32 {
+    crate::rng::splitmix64(
+        ((src.0 as u64) << 32)
+            ^ dst.0 as u64
+            ^ ((sport as u64) << 48)
+            ^ ((dport as u64) << 16)
+            ^ proto as u64,
+    ) as u32
+}
+
 /// A TCP flow as a middlebox sees it: one direction's 5-tuple (the protocol is TCP).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FlowKey {

@@ -8,8 +8,7 @@ use super::{Endpoint, Simulation, SubflowOf};
 use crate::engine::Event;
 use crate::ids::{ConnId, EpId, HostId};
 use crate::mptcp::MptcpConn;
-use crate::net::packet::{PROTO_TCP, PROTO_UDP};
-use crate::rng::splitmix64;
+use crate::net::packet::{PROTO_TCP, PROTO_UDP, flow_hash};
 use crate::tcp::{TcpConfig, TcpSocket};
 use crate::units::SimTime;
 use crate::workload::{FlowSpec, Opener};
@@ -256,17 +255,6 @@ pub(super) fn note_progress(conn: &mut Connection, now: SimTime, new_bytes: u64)
     let gap = now.saturating_sub(conn.last_progress);
     conn.max_silence = conn.max_silence.max(gap);
     conn.last_progress = now;
-}
-
-/// Hash of a 5-tuple, computed once per flow (forwarding salts it per switch).
-pub(super) fn flow_hash(src: HostId, dst: HostId, sport: u16, dport: u16, proto: u8) -> u32 {
-    splitmix64(
-        ((src.0 as u64) << 32)
-            ^ dst.0 as u64
-            ^ ((sport as u64) << 48)
-            ^ ((dport as u64) << 16)
-            ^ proto as u64,
-    ) as u32
 }
 
 /// The (sender, receiver) endpoints of a TCP carrier, or of an MPTCP one's first subflow.

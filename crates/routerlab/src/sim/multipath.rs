@@ -1,10 +1,10 @@
 //! MPTCP in the simulation: a connection's subflows, the segments they carry, the
 //! scheduler handing them data.
 
-use super::{Simulation, SubflowOf, flows::Carrier, flows::flow_hash};
+use super::{Simulation, SubflowOf, flows::Carrier};
 use crate::ids::{ConnId, EpId, PortId};
 use crate::mptcp::{MptcpConn, Subflow};
-use crate::net::packet::{PROTO_TCP, Packet};
+use crate::net::packet::{PROTO_TCP, Packet, flow_hash};
 use crate::tcp::MptcpPaths;
 use crate::tcp::TcpConfig;
 use crate::tcp::cc::{AnyCc, Lia, lia_alpha};
