@@ -1,34 +1,36 @@
-//! A router on real datagrams, without I/O: the simulator's ports — queue disciplines, stages,
-//! serialization at the link's rate, propagation delay — driven by a caller that brings the
-//! datagrams and the time, as `tests/pipeline.rs` drives one port.
+//! A network on real datagrams, without I/O: the simulator's `Network` — every switch's
+//! forwarding, every port's queue discipline and stages, serialization at each link's rate and
+//! its propagation delay — driven by a caller that brings the hosts' datagrams and the time, as
+//! `tests/pipeline.rs` drives one port. Only the hosts are outside: real ones.
 //!
 //! Contract:
-//! - [`Router::receive`] reads a datagram ([`crate::frame`]) and offers it, at `now`, to the
-//!   port its destination host is routed by. A datagram that cannot be read, or whose host has
-//!   no route, is refused with the reason and never enters a port.
+//! - [`Router::receive`] reads a datagram host `h` sent ([`crate::frame`]) and offers it, at
+//!   `now`, to `h`'s NIC port (the access link's rate, delay and queue, as in the simulator).
+//!   A datagram that cannot be read, or comes from or goes to a host the network lacks, is
+//!   refused with the reason and never enters a port.
 //! - [`Router::next_event`] says when the router next needs the caller; [`Router::advance`]
-//!   runs everything due up to `now`, in time order, and hands back each datagram that
-//!   reached the far end of its link: its bytes ([`crate::frame::encode`]), the port, and the
-//!   time it was due there — the ideal schedule the caller is to keep. What a caller does late
-//!   is its own timing error, to measure against `due`.
-//! - Every datagram's bytes are held from `receive` until the last of its pieces has left or
-//!   been dropped; [`Router::held`] counts them (zero once the router is idle).
+//!   runs everything due up to `now`, in time order: a datagram at a switch is forwarded by the
+//!   switch's policy (ECMP, spraying) to its next port; one at a host is handed back — its
+//!   bytes ([`crate::frame::encode`]), the host, and the time it was due there: the ideal
+//!   schedule the caller is to keep. What a caller does late is its own timing error, to
+//!   measure against `due`.
+//! - Every datagram's bytes are held from `receive` until the last of its pieces has reached a
+//!   host or been dropped; [`Router::held`] counts them (zero once the network is idle).
 
 use routerlab::engine::{Event, EventQueue};
-use routerlab::ids::{HostId, PacketId};
-use routerlab::net::packet::{IPV4_HEADER_BYTES, PacketPool};
-use routerlab::net::port::Port;
-use routerlab::qdisc::{DropCause, DropList};
+use routerlab::ids::{HostId, NodeId, PacketId};
+use routerlab::net::Network;
+use routerlab::net::packet::{IPV4_HEADER_BYTES, Packet, PacketPool};
+use routerlab::qdisc::{DropCause, Qdisc};
 use routerlab::units::SimTime;
 
 use crate::frame::{Decoder, FrameError, encode};
 
-/// A datagram at the far end of its port's link.
+/// A datagram that reached a host.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Departure {
-    /// Index of the port (as given to [`Router::new`]).
-    pub port: usize,
-    /// When it was due at the far end: serialization and propagation done.
+    pub host: HostId,
+    /// When it was due there: every hop's queueing, serialization and propagation done.
     pub due: SimTime,
     pub bytes: Vec<u8>,
 }
@@ -37,7 +39,8 @@ pub struct Departure {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refused {
     Unreadable(FrameError),
-    NoRoute(HostId),
+    /// It came from, or is addressed to, a host the network does not have.
+    UnknownHost(HostId),
 }
 
 /// A datagram's bytes, held while pieces of it are in the router.
@@ -48,48 +51,41 @@ struct Held {
     outstanding: i64,
 }
 
-/// Ports and a route to each host.
-#[derive(Debug)]
+/// A network of switches between real hosts.
 pub struct Router {
-    ports: Vec<Port>,
-    /// The port index each destination host is reached by.
-    routes: Vec<Option<usize>>,
+    net: Network,
     pool: PacketPool,
     events: EventQueue,
-    drops: DropList,
     decoder: Decoder,
     held: Vec<Option<Held>>,
     free_slots: Vec<u32>,
-    /// Drops so far, by cause (the ports count them too, in their statistics).
+    /// What the ports let go of, until its bytes are settled (the ports count it too).
     dropped: Vec<(PacketId, DropCause)>,
+    /// Datagrams a switch had no route for.
+    pub no_route_drops: u64,
 }
 
 impl Router {
-    /// A router of `ports` (each port's `id` must be its index) reaching host `h` by port
-    /// `routes[h]`.
-    pub fn new(ports: Vec<Port>, routes: Vec<Option<usize>>) -> Router {
-        for (i, p) in ports.iter().enumerate() {
-            assert_eq!(p.id.idx(), i, "a port's id is its index");
+    /// The switches and links of `net` (from `Network::build`), its hosts outside.
+    pub fn new(mut net: Network) -> Router {
+        let mut events = EventQueue::new();
+        for p in &mut net.ports {
+            p.on_stage_timer(SimTime::ZERO, &mut events); // the stages' first timers
         }
-        let mut router = Router {
-            ports,
-            routes,
+        Router {
+            net,
             pool: PacketPool::new(),
-            events: EventQueue::new(),
-            drops: DropList::new(),
+            events,
             decoder: Decoder::new(),
             held: Vec::new(),
             free_slots: Vec::new(),
             dropped: Vec::new(),
-        };
-        for p in &mut router.ports {
-            p.on_stage_timer(SimTime::ZERO, &mut router.events); // the stages' first timers
+            no_route_drops: 0,
         }
-        router
     }
 
-    pub fn ports(&self) -> &[Port] {
-        &self.ports
+    pub fn network(&self) -> &Network {
+        &self.net
     }
 
     /// Datagrams whose bytes the router holds.
@@ -97,17 +93,18 @@ impl Router {
         self.held.iter().filter(|h| h.is_some()).count()
     }
 
-    /// Offer a datagram that arrived at `now`.
-    pub fn receive(&mut self, now: SimTime, datagram: &[u8]) -> Result<(), Refused> {
+    /// Offer a datagram host `from` sent, at `now`.
+    pub fn receive(&mut self, now: SimTime, from: HostId, datagram: &[u8]) -> Result<(), Refused> {
+        let Some(&nic) = self.net.host_nic.get(from.idx()) else { return Err(Refused::UnknownHost(from)) };
         let slot = self.free_slots.pop().unwrap_or(self.held.len() as u32);
         let p = self.decoder.decode(datagram, slot).map_err(|e| {
             self.free_slots.push(slot);
             Refused::Unreadable(e)
         })?;
-        let Some(port) = self.routes.get(p.ip.dst.idx()).copied().flatten() else {
+        if p.ip.dst.idx() >= self.net.hosts.len() {
             self.free_slots.push(slot);
-            return Err(Refused::NoRoute(p.ip.dst));
-        };
+            return Err(Refused::UnknownHost(p.ip.dst));
+        }
         let outstanding = i64::from(p.ip.total_len) - i64::from(IPV4_HEADER_BYTES);
         let held = Some(Held { bytes: datagram[..usize::from(p.ip.total_len)].to_vec(), outstanding });
         match self.held.get_mut(slot as usize) {
@@ -115,10 +112,16 @@ impl Router {
             None => self.held.push(held),
         }
         let pkt = self.pool.alloc(p);
-        let Router { ports, pool, events, drops, dropped, .. } = self;
-        ports[port].enqueue(now, pkt, pool, events, drops, &mut |p, cause, _| dropped.push((p, cause)));
-        self.settle_drops();
+        self.enqueue(now, nic.idx(), pkt);
         Ok(())
+    }
+
+    /// Offer `pkt` to port `port`.
+    fn enqueue(&mut self, now: SimTime, port: usize, pkt: PacketId) {
+        let Router { net, pool, events, dropped, .. } = self;
+        let note = &mut |p, cause, _: &mut PacketPool| dropped.push((p, cause));
+        net.ports[port].enqueue(now, pkt, pool, events, &mut net.drops, note);
+        self.settle_drops();
     }
 
     /// When the router next needs `advance`, if it holds anything.
@@ -133,46 +136,75 @@ impl Router {
                 break;
             }
             let (at, event) = self.events.pop().unwrap();
-            let Router { ports, pool, events, drops, dropped, .. } = self;
-            let mut note = |p, cause, _: &mut PacketPool| dropped.push((p, cause));
             match event {
                 Event::TxDone(port) => {
-                    ports[port.idx()].on_tx_done(at, pool, events, drops, &mut note);
+                    let Router { net, pool, events, dropped, .. } = self;
+                    let note = &mut |p, cause, _: &mut PacketPool| dropped.push((p, cause));
+                    net.ports[port.idx()].on_tx_done(at, pool, events, &mut net.drops, note);
+                    self.settle_drops();
                 }
-                Event::Arrive(port, p, _) => {
-                    ports[port.idx()].on_arrive(p, pool, events);
-                    out.push(self.depart(port.idx(), at, p));
-                }
-                Event::PortTimer(port) => ports[port.idx()].on_stage_timer(at, events),
-                other => unreachable!("a router schedules no {other:?}"),
+                Event::Arrive(port, p, _) => self.arrive(at, port.idx(), p, out),
+                Event::PortTimer(port) => self.net.ports[port.idx()].on_stage_timer(at, &mut self.events),
+                other => unreachable!("a network without endpoints schedules no {other:?}"),
             }
-            self.settle_drops();
         }
     }
 
-    /// `p` reached the far end of `port`'s link at `due`: its bytes, and its slot's account.
-    fn depart(&mut self, port: usize, due: SimTime, p: PacketId) -> Departure {
-        let pkt = *self.pool.get(p);
-        self.pool.free(p);
-        let slot = pkt.meta.dst_ep.idx();
-        let held = self.held[slot].as_ref().expect("a departing packet's bytes are held");
-        let bytes = encode(&pkt, &held.bytes);
-        self.account(slot, &pkt);
-        Departure { port, due, bytes }
+    /// `p` reached the far end of `port`'s link at `now`: a host takes it, a switch forwards it.
+    fn arrive(&mut self, now: SimTime, port: usize, p: PacketId, out: &mut Vec<Departure>) {
+        let link = &mut self.net.ports[port];
+        link.on_arrive(p, &mut self.pool, &mut self.events);
+        let (to, up, reverse) = (link.to, link.up, link.reverse_observer);
+        if !up {
+            self.net.ports[port].link_drops.link_down_drops += 1;
+            self.settle(p);
+            return;
+        }
+        if let Some(q) = reverse {
+            self.net.ports[q.idx()].qdisc_mut().observe_reverse(now, self.pool.get(p));
+        }
+        self.pool.get_mut(p).meta.hops += 1;
+        match self.net.node_host[to.idx()] {
+            Some(host) => out.push(self.depart(host, now, p)),
+            None => self.forward(now, to, p),
+        }
     }
 
-    /// Free what the ports dropped, and their slots' share.
+    /// At switch `node`: on to the port its forwarding policy chooses.
+    fn forward(&mut self, now: SimTime, node: NodeId, p: PacketId) {
+        let pkt = self.pool.get(p);
+        let hops = self.net.routes.next_hops(node, pkt.ip.dst);
+        if hops.is_empty() {
+            self.no_route_drops += 1;
+            self.settle(p);
+            return;
+        }
+        let out = self.net.nodes[node.idx()].forwarder.choose(now, hops, pkt, &self.net.ports);
+        self.enqueue(now, out.idx(), p);
+    }
+
+    /// `p` reached `host` at `due`: its bytes, and its slot's account.
+    fn depart(&mut self, host: HostId, due: SimTime, p: PacketId) -> Departure {
+        let pkt = *self.pool.get(p);
+        let held = self.held[pkt.meta.dst_ep.idx()].as_ref().expect("a departing packet's bytes are held");
+        let bytes = encode(&pkt, &held.bytes);
+        self.settle(p);
+        Departure { host, due, bytes }
+    }
+
+    /// Free what the ports dropped, and settle their bytes.
     fn settle_drops(&mut self) {
         while let Some((p, _cause)) = self.dropped.pop() {
-            let pkt = *self.pool.get(p);
-            self.pool.free(p);
-            self.account(pkt.meta.dst_ep.idx(), &pkt);
+            self.settle(p);
         }
     }
 
-    /// A piece of a held datagram left or was dropped: once all of it has, free its bytes. A
-    /// cut segment stands for its whole datagram.
-    fn account(&mut self, slot: usize, pkt: &routerlab::net::packet::Packet) {
+    /// `p` left the network (at a host, or dropped): free it, and once every piece of its
+    /// datagram has, the datagram's bytes. A cut segment stands for its whole datagram.
+    fn settle(&mut self, p: PacketId) {
+        let pkt: Packet = *self.pool.get(p);
+        self.pool.free(p);
+        let slot = pkt.meta.dst_ep.idx();
         let h = self.held[slot].as_mut().expect("held");
         h.outstanding -= if pkt.tcp.cut && pkt.has_l4_header() {
             h.outstanding

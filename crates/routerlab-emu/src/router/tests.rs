@@ -1,30 +1,35 @@
 use super::*;
 use crate::testing::{datagram, header};
 use etherparse::{IpEcn, Ipv4HeaderSlice};
-use routerlab::builtins::AnyQdisc;
-use routerlab::ids::{NodeId, PortId};
-use routerlab::qdisc::{DropTail, DropTailParams};
-use routerlab::rng::{SimRng, StreamId};
-use routerlab::units::{Rate, Size};
+use routerlab::scenario::Scenario;
 
 fn ms(n: u64) -> SimTime {
     SimTime::from_ms(n)
 }
 
-/// Hosts 0 and 1 on either side: port 0 leads to host 1, port 1 to host 0, each 10 Mbps and
-/// 1 ms (a 1250-byte datagram takes 1 ms to send) behind a drop-tail of `limit` packets that
-/// marks ECN-capable packets above `mark_above` (DCTCP's threshold), if given.
-fn router(limit: u64, mark_above: Option<u64>) -> Router {
-    let port = |i: u32| {
-        let q = DropTail::new(DropTailParams {
-            limit: Size::Packets(limit),
-            ecn_threshold: mark_above.map(Size::Packets),
-        });
-        let rng = SimRng::new(1, StreamId::LinkLoss(i));
-        let (rate, delay) = (Rate::from_mbps(10), ms(1));
-        Port::new(PortId(i), NodeId(0), NodeId(1 + i), rate, delay, 0, 1500, 0.0, AnyQdisc::DropTail(q), rng)
-    };
-    Router::new(vec![port(0), port(1)], vec![Some(1), Some(0)])
+fn us(n: u64) -> SimTime {
+    SimTime::from_us(n)
+}
+
+/// A dumbbell: host 0 on the left, host 1 on the right, 1 Gbps access links of 5 µs (a
+/// 1250-byte datagram takes 10 µs to send) and a 10 Mbps bottleneck of 1 ms (1 ms to send)
+/// behind `queue`.
+fn router(queue: &str) -> Router {
+    let text = format!(
+        r#"
+[run]
+duration = "1s"
+[topology]
+kind = "dumbbell"
+pairs = 1
+access = {{ rate = "1Gbps", delay = "5us" }}
+bottleneck = {{ rate = "10Mbps", delay = "1ms", queue = {queue} }}
+[[workload]]
+kind = "bulk"
+"#
+    );
+    let (_, spec) = Scenario::load(&text).unwrap();
+    Router::new(Network::build(&spec.topology, spec.seed))
 }
 
 /// A 1250-byte datagram from host 0 to host 1, the `k`th of its flow.
@@ -40,41 +45,50 @@ fn run(r: &mut Router, until: SimTime) -> Vec<Departure> {
     out
 }
 
+/// When a datagram sent at 0 into an idle network reaches host 1: each access link's 10 µs
+/// of sending and 5 µs of delay, the bottleneck's 1 ms and 1 ms.
+const FIRST: u64 = 10 + 5 + 1000 + 1000 + 10 + 5;
+
 #[test]
-fn datagrams_leave_at_the_links_rate_after_its_delay_and_beyond_the_buffer_are_dropped() {
-    let mut r = router(3, None);
+fn datagrams_cross_at_each_links_rate_and_delay_and_beyond_the_buffer_are_dropped() {
+    let mut r = router(r#"{ kind = "droptail", limit = "3pkts" }"#);
     for k in 0..6 {
-        r.receive(SimTime::ZERO, &data(k)).unwrap();
+        r.receive(SimTime::ZERO, HostId(0), &data(k)).unwrap();
     }
     let out = run(&mut r, SimTime::from_secs(1));
-    // One on the wire at once, three queued, two dropped: at the far end 1 ms of sending and
-    // 1 ms of delay after each start, byte for byte what came in.
+    // One on the bottleneck's wire at once, three queued behind it, two dropped: one every
+    // 1 ms at the far end, byte for byte what came in.
     let due: Vec<SimTime> = out.iter().map(|d| d.due).collect();
-    assert_eq!(due, [ms(2), ms(3), ms(4), ms(5)]);
+    assert_eq!(due, [us(FIRST), us(FIRST + 1000), us(FIRST + 2000), us(FIRST + 3000)]);
     for (k, d) in out.iter().enumerate() {
-        assert_eq!((d.port, &d.bytes), (0, &data(k as u32)));
+        assert_eq!((d.host, &d.bytes), (HostId(1), &data(k as u32)));
     }
-    assert_eq!(r.ports()[0].queue_stats().total_drops(), 2);
+    let bottleneck = r.network().port_names.iter().position(|n| n == "left->right").unwrap();
+    assert_eq!(r.network().ports[bottleneck].queue_stats().total_drops(), 2);
     assert_eq!(r.held(), 0, "every datagram's bytes let go");
 }
 
 #[test]
 fn the_caller_decides_the_time() {
-    let mut r = router(3, None);
-    r.receive(ms(10), &data(0)).unwrap();
-    assert_eq!(r.next_event(), Some(ms(12)), "at the far end: 1 ms of sending, 1 ms of delay");
+    let mut r = router(r#"{ kind = "droptail", limit = "3pkts" }"#);
+    r.receive(ms(10), HostId(0), &data(0)).unwrap();
+    assert_eq!(r.next_event(), Some(ms(10) + us(15)), "at the left switch");
     let mut out = Vec::new();
     r.advance(ms(11), &mut out);
-    assert!(out.is_empty(), "sent, not yet at the far end");
+    assert!(out.is_empty(), "on the bottleneck's wire, not yet at host 1");
     r.advance(ms(50), &mut out);
-    assert_eq!(out.iter().map(|d| d.due).collect::<Vec<_>>(), [ms(12)], "due when it was, told late");
+    assert_eq!(
+        out.iter().map(|d| d.due).collect::<Vec<_>>(),
+        [ms(10) + us(FIRST)],
+        "due when it was, told late"
+    );
 }
 
 #[test]
 fn a_marking_queue_sets_ce_in_the_bytes_that_leave() {
-    let mut r = router(100, Some(2));
+    let mut r = router(r#"{ kind = "droptail", limit = "100pkts", ecn_threshold = "2pkts" }"#);
     for k in 0..6 {
-        r.receive(SimTime::ZERO, &data(k)).unwrap();
+        r.receive(SimTime::ZERO, HostId(0), &data(k)).unwrap();
     }
     let out = run(&mut r, SimTime::from_secs(1));
     let ecn: Vec<IpEcn> = out.iter().map(|d| Ipv4HeaderSlice::from_slice(&d.bytes).unwrap().ecn()).collect();
@@ -85,10 +99,44 @@ fn a_marking_queue_sets_ce_in_the_bytes_that_leave() {
 }
 
 #[test]
-fn what_cannot_be_read_or_routed_is_refused() {
-    let mut r = router(3, None);
-    assert!(matches!(r.receive(SimTime::ZERO, &[0x45, 0]), Err(Refused::Unreadable(_))));
+fn what_cannot_be_read_or_has_no_host_is_refused() {
+    let mut r = router(r#"{ kind = "droptail", limit = "3pkts" }"#);
+    assert!(matches!(r.receive(SimTime::ZERO, HostId(0), &[0x45, 0]), Err(Refused::Unreadable(_))));
+    assert_eq!(r.receive(SimTime::ZERO, HostId(9), &data(0)), Err(Refused::UnknownHost(HostId(9))));
     let to_nowhere = datagram(0, 7, header(1, None, &[]), &[]);
-    assert_eq!(r.receive(SimTime::ZERO, &to_nowhere), Err(Refused::NoRoute(HostId(7))));
+    assert_eq!(r.receive(SimTime::ZERO, HostId(0), &to_nowhere), Err(Refused::UnknownHost(HostId(7))));
     assert_eq!((r.held(), r.next_event()), (0, None));
+}
+
+#[test]
+fn a_switch_sprays_one_flows_datagrams_over_its_equal_cost_paths() {
+    // A k = 4 fat-tree, host 0 to host 4 (another pod): spray-rr at every switch.
+    let text = r#"
+[run]
+duration = "1s"
+[topology]
+kind = "fat_tree"
+k = 4
+link = { rate = "1Gbps", delay = "10us" }
+[forwarding]
+policy = "spray-rr"
+[[workload]]
+kind = "bulk"
+src = "h0"
+dst = "h4"
+"#;
+    let (_, spec) = Scenario::load(text).unwrap();
+    let mut r = Router::new(Network::build(&spec.topology, spec.seed));
+    let to_h4 = |k: u32| datagram(0, 4, header(1 + k * 1210, Some(1), &[]), &[0; 1210]);
+    for k in 0..8 {
+        r.receive(SimTime::ZERO, HostId(0), &to_h4(k)).unwrap();
+    }
+    let out = run(&mut r, SimTime::from_secs(1));
+    assert_eq!(out.len(), 8);
+    assert!(out.iter().all(|d| d.host == HostId(4)));
+    // The edge switch sent them up through both aggregation switches, alternately.
+    let net = r.network();
+    let sent =
+        |name: &str| net.ports[net.port_names.iter().position(|n| n == name).unwrap()].stats.tx_packets;
+    assert_eq!((sent("e0_0->a0_0"), sent("e0_0->a0_1")), (4, 4));
 }
