@@ -4,7 +4,10 @@
 //! hosts, against a real clock.
 
 pub mod frame;
+pub mod plan;
 pub mod router;
+#[cfg(target_os = "linux")]
+pub mod wire;
 
 #[cfg(test)]
 mod testing;

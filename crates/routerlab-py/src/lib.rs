@@ -7,6 +7,7 @@
 
 mod alloc;
 mod columns;
+mod emulation;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -408,5 +409,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(peak_heap_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(reset_peak_heap, m)?)?;
     m.add_function(wrap_pyfunction!(load_latency_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(emulation::emulation_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(emulation::emulate_network, m)?)?;
     Ok(())
 }

@@ -35,6 +35,7 @@ use crate::units::SimTime;
 use std::collections::HashMap;
 
 use crate::net::packet::FlowKey;
+use crate::net::port::Port;
 use crate::qdisc::{DropCause, Qdisc};
 use crate::tcp::TcpStats;
 use crate::tcp::cc::CongestionControl;
@@ -100,6 +101,28 @@ pub struct LinkRow {
     /// Time-averaged queue length (packets waiting, not the one being transmitted).
     pub mean_queue_packets: f64,
     pub mean_queue_bytes: f64,
+}
+
+impl LinkRow {
+    /// The row of port `p`, named `name`, over `[0, now]`.
+    pub fn of_port(p: &Port, name: &str, now: SimTime) -> LinkRow {
+        let qs = p.queue_stats();
+        LinkRow {
+            link: name.to_string(),
+            rate_bps: p.rate().bps(),
+            tx_packets: p.stats.tx_packets,
+            tx_bytes: p.stats.tx_bytes,
+            utilization: if now.0 > 0 { p.stats.busy.min(now).0 as f64 / now.0 as f64 } else { 0.0 },
+            drops: qs.total_drops() + p.link_drops.total(),
+            cuts: qs.drops[DropCause::PayloadCut as usize],
+            header_drops: qs.drops[DropCause::HeaderOverflow as usize],
+            cp_overload_s: p.qdisc().overloaded().as_secs_f64(),
+            ecn_marks: qs.ecn_marks,
+            queue_high_water_packets: qs.high_water_packets,
+            mean_queue_packets: p.mean_queue_packets(now),
+            mean_queue_bytes: p.mean_queue_bytes(now),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -339,24 +362,9 @@ pub(super) fn collect(sim: &Simulation) -> Results {
         .ports
         .iter()
         .map(|p| {
-            let qs = p.queue_stats();
-            let drops = qs.total_drops() + p.link_drops.total();
-            drops_total += drops;
-            LinkRow {
-                link: sim.net.port_names[p.id.idx()].clone(),
-                rate_bps: p.rate().bps(),
-                tx_packets: p.stats.tx_packets,
-                tx_bytes: p.stats.tx_bytes,
-                utilization: if now.0 > 0 { p.stats.busy.min(now).0 as f64 / now.0 as f64 } else { 0.0 },
-                drops,
-                cuts: qs.drops[DropCause::PayloadCut as usize],
-                header_drops: qs.drops[DropCause::HeaderOverflow as usize],
-                cp_overload_s: p.qdisc().overloaded().as_secs_f64(),
-                ecn_marks: qs.ecn_marks,
-                queue_high_water_packets: qs.high_water_packets,
-                mean_queue_packets: p.mean_queue_packets(now),
-                mean_queue_bytes: p.mean_queue_bytes(now),
-            }
+            let row = LinkRow::of_port(p, &sim.net.port_names[p.id.idx()], now);
+            drops_total += row.drops;
+            row
         })
         .collect();
     let active = active_span(sim);

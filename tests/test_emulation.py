@@ -1,0 +1,185 @@
+"""Emulation: the scenario's network on real packets between Linux hosts (``routerlab
+emulate``). The runs need root and network namespaces (CI has both); elsewhere they are skipped
+with the reason. What a scenario cannot be emulated for is said before anything is made."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from routerlab import emulation
+from routerlab.emulation.netns import leftover_namespaces
+
+
+def _namespaces_work() -> str | None:
+    if os.geteuid() != 0:
+        return "emulation needs root"
+    if shutil.which("ip") is None:
+        return "no `ip` command"
+    probe = "rlemu-probe"
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, check=False)
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True, check=False)
+    return None if made.returncode == 0 else "network namespaces cannot be made here"
+
+
+WHY_NOT = _namespaces_work()
+needs_netns = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
+
+
+def dumbbell(
+    queue: str, workload: str, transport: str = 'cc = "cubic"', duration: str = "3s"
+) -> str:
+    return f"""
+[run]
+duration = "{duration}"
+[topology]
+kind = "dumbbell"
+pairs = 2
+access = {{ rate = "1Gbps", delay = "1ms" }}
+bottleneck = {{ rate = "10Mbps", delay = "5ms", queue = {queue} }}
+[transport]
+{transport}
+[[workload]]
+{workload}
+"""
+
+
+def emulate(tmp_path: Path, text: str) -> tuple[dict, dict, dict]:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(text)
+    out = tmp_path / "out"
+    summary = emulation.emulate(scenario, out)
+    assert leftover_namespaces() == [], "every namespace removed"
+    import pyarrow.csv as pacsv
+
+    flows = pacsv.read_csv(out / "flows.csv").to_pydict()
+    links = pacsv.read_csv(out / "links.csv").to_pydict()
+    return summary, flows, links
+
+
+def link(links: dict, name: str) -> dict:
+    i = links["link"].index(name)
+    return {k: v[i] for k, v in links.items()}
+
+
+@needs_netns
+def test_a_transfer_through_a_drop_tail_arrives_intact_at_no_more_than_the_links_rate(tmp_path):
+    size = 500_000
+    text = dumbbell('{ kind = "droptail", limit = "20pkts" }', f'kind = "fixed"\nsize = "{size}B"')
+    s, flows, links = emulate(tmp_path, text)
+    e = s["emulation"]
+    assert flows["bytes_delivered"] == [size, size], "both flows complete"
+    assert e["flows_not_intact"] == [], "every byte as sent, in order"
+    # Every byte crossed the 10 Mbit/s bottleneck: no faster than its rate, but for how late
+    # the emulator was (its own measured error).
+    late = max(t["p99_s"] for t in e["timing_error"])
+    both = 2 * size * 8 / 10e6
+    assert (
+        max(f + st for f, st in zip(flows["fct_s"], flows["start_s"], strict=True)) >= both - late
+    )
+    bottleneck = link(links, "left->right")
+    assert bottleneck["utilization"] <= 1.0
+    assert bottleneck["tx_bytes"] >= 2 * size
+    assert all(t["datagrams"] > 0 and t["median_s"] is not None for t in e["timing_error"])
+
+
+@needs_netns
+def test_an_ecn_marking_red_marks_and_the_receivers_see_the_marks(tmp_path):
+    red = '{ kind = "red", limit = "100pkts", min_th = "5pkts", max_th = "15pkts", ecn = true }'
+    text = dumbbell(red, 'kind = "bulk"', transport='cc = "cubic"\necn = true')
+    s, _, links = emulate(tmp_path, text)
+    marks = link(links, "left->right")["ecn_marks"]
+    seen = sum(s["emulation"]["hosts"][r]["IpExt.InCEPkts"] for r in ("r0", "r1"))
+    assert marks > 0
+    assert 0 < seen <= marks, "every CE a receiver saw was a mark the queue made"
+
+
+@needs_netns
+def test_a_taq_queue_carries_unmodified_linux_tcp(tmp_path):
+    taq = '{ kind = "taq", limit = "30pkts" }'
+    s, flows, links = emulate(tmp_path, dumbbell(taq, 'kind = "bulk"', duration="4s"))
+    assert all(b > 0 for b in flows["bytes_delivered"])
+    assert s["emulation"]["flows_not_intact"] == []
+    assert link(links, "left->right")["tx_packets"] > 1000
+
+
+@needs_netns
+def test_an_interrupted_run_leaves_nothing_behind(tmp_path):
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        dumbbell('{ kind = "droptail", limit = "20pkts" }', 'kind = "bulk"', duration="30s")
+    )
+    cli = [
+        sys.executable,
+        "-m",
+        "routerlab",
+        "emulate",
+        str(scenario),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    proc = subprocess.Popen(cli, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while not leftover_namespaces() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert leftover_namespaces(), "the run made its namespaces"
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    assert leftover_namespaces() == []
+    assert not (tmp_path / "o").exists(), "no half-written result"
+    leftovers = subprocess.run(
+        ["pgrep", "-f", "routerlab.emulation"], capture_output=True, text=True
+    )
+    assert leftovers.stdout.strip() == "", "no process of the run left"
+
+
+def test_what_needs_modified_endpoints_is_refused_with_the_reason():
+    ka = dumbbell(
+        '{ kind = "droptail", limit = "20pkts" }', 'kind = "bulk"', transport='cc = "kick-ass"'
+    )
+    with pytest.raises(emulation.EmulationError, match="endpoint part"):
+        emulation.plan(ka)
+    incast = dumbbell(
+        '{ kind = "droptail", limit = "20pkts" }',
+        'kind = "incast"\nsenders = ["s0", "s1"]\nreceiver = "r0"\nblock = "10KB"',
+    )
+    with pytest.raises(emulation.EmulationError, match="generated workloads"):
+        emulation.plan(incast)
+
+
+def test_the_plan_lists_each_flow_with_its_linux_congestion_control():
+    p = emulation.plan(
+        dumbbell(
+            '{ kind = "droptail", limit = "20pkts" }', 'kind = "bulk"', transport='cc = "newreno"'
+        )
+    )
+    names = p["host_names"]
+    assert p["hosts"] == 4 and sorted(names) == ["r0", "r1", "s0", "s1"]
+    pairs = [(names[f["src"]], names[f["dst"]], f["cc"]) for f in p["flows"]]
+    assert pairs == [("s0", "r0", "reno"), ("s1", "r1", "reno")]
+
+
+def test_the_cli_refuses_without_root_or_with_a_bad_scenario(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[run]\nduration = -1\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "routerlab", "emulate", str(bad)], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "duration" in r.stderr
+    if os.geteuid() != 0:
+        good = tmp_path / "good.toml"
+        good.write_text(dumbbell('{ kind = "droptail", limit = "20pkts" }', 'kind = "bulk"'))
+        r = subprocess.run(
+            [sys.executable, "-m", "routerlab", "emulate", str(good)],
+            capture_output=True,
+            text=True,
+        )
+        assert r.returncode == 2 and "root" in r.stderr
