@@ -183,3 +183,38 @@ def test_the_cli_refuses_without_root_or_with_a_bad_scenario(tmp_path):
             text=True,
         )
         assert r.returncode == 2 and "root" in r.stderr
+
+
+def test_a_comparison_sets_each_metric_beside_its_counterpart():
+    from routerlab.emulation.compare import METRICS, metrics, rows
+
+    sim = metrics(
+        {"goodput_bps": 10.0, "jain_index": 1.0, "drops": 4, "retransmissions": 5, "timeouts": 0},
+        {"fct_s": [None, 2.0, 1.0]},
+    )
+    emu = metrics(
+        {"goodput_bps": 9.0, "jain_index": 0.5, "drops": 8, "retransmissions": 5, "timeouts": 1},
+        {"fct_s": [4.0]},
+    )
+    assert (sim["fct_mean_s"], sim["fct_p99_s"], emu["fct_mean_s"]) == (1.5, 2.0, 4.0)
+    table = {r["metric"]: r for r in rows(sim, emu)}
+    assert list(table) == [m for m, _ in METRICS]
+    assert table["goodput_bps"]["ratio"] == 0.9 and table["drops"]["ratio"] == 2.0
+    assert table["timeouts"]["ratio"] is None, "no ratio to zero"
+
+
+@needs_netns
+def test_compare_writes_both_runs_and_their_table(tmp_path):
+    from routerlab.emulation.compare import compare
+
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(
+        dumbbell('{ kind = "droptail", limit = "20pkts" }', 'kind = "bulk"', duration="2s")
+    )
+    table = compare(scenario, tmp_path / "c")
+    out = tmp_path / "c"
+    for f in ("compare.csv", "compare.md", "compare.png", "sim/summary.json", "emu/summary.json"):
+        assert (out / f).exists(), f
+    goodput = next(r for r in table if r["metric"] == "goodput_bps")
+    assert goodput["ratio"] == pytest.approx(goodput["emulated"] / goodput["simulated"])
+    assert leftover_namespaces() == []

@@ -530,6 +530,30 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .emulation import EmulationError
+    from .emulation.compare import compare, markdown
+
+    path = Path(args.scenario)
+    out = Path(args.out) if args.out else Path("results") / f"{path.stem}-compared"
+    try:
+        problems = _core.check(read_scenario(path), base_dir=path.resolve().parent)
+    except OSError as e:
+        print(f"{path}: {e.strerror}", file=sys.stderr)
+        return EXIT_INVALID
+    if problems:
+        _print_problems(str(path), problems)
+        return EXIT_INVALID
+    try:
+        table = compare(path, out, force=args.force or not args.out, seed=args.seed)
+    except (EmulationError, OutputExists) as e:
+        print(f"routerlab: {path}: {e}", file=sys.stderr)
+        return EXIT_INVALID
+    print(markdown(table, path.name), end="")
+    print(f"→ {out}/compare.csv, compare.md, compare.png; sim/ and emu/ hold each run")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="routerlab",
@@ -600,6 +624,28 @@ def build_parser() -> argparse.ArgumentParser:
         "--cleanup", action="store_true", help="remove the namespaces of runs killed outright"
     )
     e.set_defaults(func=cmd_emulate)
+
+    c = sub.add_parser(
+        "compare",
+        help="simulate and emulate a scenario, and compare the two (root)",
+        description=textwrap.dedent(
+            """\
+            Run SCENARIO in the simulator and in the emulator (routerlab emulate) with the same
+            seed, and write into DIR (default results/<scenario stem>-compared): sim/ and emu/
+            (each run's results), compare.csv and compare.md (goodput, Jain index, drops,
+            retransmissions, timeouts, FCT mean and p99: simulated, emulated, their ratio) and
+            compare.png (the ratios). The emulator's conditions apply: root, and no mechanism
+            that needs modified endpoints."""
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
+    c.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed")
+    c.add_argument(
+        "--out", metavar="DIR", help="result directory (default: results/<stem>-compared)"
+    )
+    c.add_argument("--force", action="store_true", help="replace what an --out DIR holds")
+    c.set_defaults(func=cmd_compare)
 
     v = sub.add_parser(
         "validate",
