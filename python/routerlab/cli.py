@@ -482,6 +482,18 @@ def add_backend_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _scenario_valid(path: Path) -> bool:
+    """Whether the scenario file reads and checks; its problems printed if not."""
+    try:
+        problems = _core.check(read_scenario(path), base_dir=path.resolve().parent)
+    except OSError as e:
+        print(f"{path}: {e.strerror}", file=sys.stderr)
+        return False
+    if problems:
+        _print_problems(str(path), problems)
+    return not problems
+
+
 def cmd_emulate(args: argparse.Namespace) -> int:
     from . import emulation
 
@@ -497,13 +509,7 @@ def cmd_emulate(args: argparse.Namespace) -> int:
         return EXIT_INVALID
     path = Path(args.scenario)
     out = Path(args.out) if args.out else Path("results") / f"{path.stem}-emulated"
-    try:
-        problems = _core.check(read_scenario(path), base_dir=path.resolve().parent)
-    except OSError as e:
-        print(f"{path}: {e.strerror}", file=sys.stderr)
-        return EXIT_INVALID
-    if problems:
-        _print_problems(str(path), problems)
+    if not _scenario_valid(path):
         return EXIT_INVALID
     try:
         s = emulation.emulate(path, out, force=args.force or not args.out, seed=args.seed)
@@ -536,13 +542,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     path = Path(args.scenario)
     out = Path(args.out) if args.out else Path("results") / f"{path.stem}-compared"
-    try:
-        problems = _core.check(read_scenario(path), base_dir=path.resolve().parent)
-    except OSError as e:
-        print(f"{path}: {e.strerror}", file=sys.stderr)
-        return EXIT_INVALID
-    if problems:
-        _print_problems(str(path), problems)
+    if not _scenario_valid(path):
         return EXIT_INVALID
     try:
         table = compare(path, out, force=args.force or not args.out, seed=args.seed)

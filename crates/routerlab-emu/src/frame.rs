@@ -29,7 +29,7 @@ use routerlab::net::packet::{
     FlowKey, IPV4_HEADER_BYTES, Ipv4Header, MetaFlags, PROTO_TCP, Packet, PacketMeta, SackBlock, SackList,
     TcpFlags, TcpSegment, flow_hash,
 };
-use routerlab::net::pcap::{CUT_BIT, checksum, host_addr};
+use routerlab::net::pcap::{CUT_BIT, checksum, host_addr, ipv4_header};
 
 /// Why a datagram could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,17 +191,8 @@ pub fn encode(p: &Packet, original: &[u8]) -> Vec<u8> {
     let start = p.ip.frag_offset as usize * 8 - orig_offset;
     let len = p.ip_len() as usize - IPV4_HEADER_BYTES as usize;
     let mut out = Vec::with_capacity(p.ip_len() as usize);
-    out.extend_from_slice(&original[..IPV4_HEADER_BYTES as usize]);
-    out[1] = p.ip.tos;
-    out[2..4].copy_from_slice(&p.ip.total_len.to_be_bytes());
-    out[4..6].copy_from_slice(&p.ip.id.to_be_bytes());
-    let flags_off =
-        (p.ip.dont_fragment as u16) << 14 | (p.ip.more_fragments as u16) << 13 | (p.ip.frag_offset & 0x1fff);
-    out[6..8].copy_from_slice(&flags_off.to_be_bytes());
-    out[8] = p.ip.ttl;
-    out[10..12].copy_from_slice(&[0, 0]);
-    let c = checksum(&out, 0);
-    out[10..12].copy_from_slice(&c.to_be_bytes());
+    let addr = |at: usize| -> [u8; 4] { original[at..at + 4].try_into().expect("4 bytes") };
+    out.extend_from_slice(&ipv4_header(&p.ip, addr(12), addr(16)));
     let payload = &original[IPV4_HEADER_BYTES as usize..];
     if p.ip.protocol == PROTO_TCP && p.has_l4_header() && p.tcp.cut {
         out.extend_from_slice(&cut_segment(payload, len, &original[12..20]));

@@ -15,7 +15,7 @@
 //! Hosts appear as 10.0.0.0 + host id + 1 (host 0 is 10.0.0.1). Sequence numbers start at 0
 //! for the SYN (Wireshark shows them as such, relative or not).
 
-use crate::net::packet::{IPV4_HEADER_BYTES, PROTO_TCP, PROTO_UDP, Packet, RateFields, TcpFlags};
+use crate::net::packet::{IPV4_HEADER_BYTES, Ipv4Header, PROTO_TCP, PROTO_UDP, Packet, RateFields, TcpFlags};
 use crate::units::{PS_PER_S, Rate, SimTime};
 
 const LINKTYPE_RAW: u32 = 101;
@@ -145,23 +145,29 @@ fn write_rate_options(xr: &RateFields, h: &mut [u8], mut o: usize) -> usize {
     o
 }
 
+/// The 20 bytes of `ip` (no options) between addresses `src` and `dst`, checksum included.
+pub fn ipv4_header(ip: &Ipv4Header, src: [u8; 4], dst: [u8; 4]) -> [u8; 20] {
+    let mut h = [0u8; 20];
+    h[0] = 0x45;
+    h[1] = ip.tos;
+    h[2..4].copy_from_slice(&ip.total_len.to_be_bytes());
+    h[4..6].copy_from_slice(&ip.id.to_be_bytes());
+    let flags_off =
+        (ip.dont_fragment as u16) << 14 | (ip.more_fragments as u16) << 13 | (ip.frag_offset & 0x1fff);
+    h[6..8].copy_from_slice(&flags_off.to_be_bytes());
+    h[8] = ip.ttl;
+    h[9] = ip.protocol;
+    h[12..16].copy_from_slice(&src);
+    h[16..20].copy_from_slice(&dst);
+    let c = checksum(&h, 0);
+    h[10..12].copy_from_slice(&c.to_be_bytes());
+    h
+}
+
 /// The captured bytes of one packet (at most `snaplen`) and its original length.
 pub fn packet_bytes(p: &Packet, snaplen: u32) -> (Vec<u8>, u32) {
     let orig = p.ip_len();
-    let mut ip = [0u8; 20];
-    ip[0] = 0x45;
-    ip[1] = p.ip.tos;
-    ip[2..4].copy_from_slice(&p.ip.total_len.to_be_bytes());
-    ip[4..6].copy_from_slice(&p.ip.id.to_be_bytes());
-    let flags_off =
-        (p.ip.dont_fragment as u16) << 14 | (p.ip.more_fragments as u16) << 13 | (p.ip.frag_offset & 0x1fff);
-    ip[6..8].copy_from_slice(&flags_off.to_be_bytes());
-    ip[8] = p.ip.ttl;
-    ip[9] = p.ip.protocol;
-    ip[12..16].copy_from_slice(&host_addr(p.ip.src.0));
-    ip[16..20].copy_from_slice(&host_addr(p.ip.dst.0));
-    let c = checksum(&ip, 0);
-    ip[10..12].copy_from_slice(&c.to_be_bytes());
+    let ip = ipv4_header(&p.ip, host_addr(p.ip.src.0), host_addr(p.ip.dst.0));
     let cap = orig.min(snaplen.max(20)) as usize;
     let mut out = Vec::with_capacity(cap);
     out.extend_from_slice(&ip);
