@@ -4,6 +4,7 @@ with the reason. What a scenario cannot be emulated for is said before anything 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -56,7 +57,8 @@ def emulate(tmp_path: Path, text: str) -> tuple[dict, dict, dict]:
     scenario.write_text(text)
     out = tmp_path / "out"
     summary = emulation.emulate(scenario, out)
-    assert leftover_namespaces() == [], "every namespace removed"
+    run = summary["emulation"]["run_id"]
+    assert [n for n in leftover_namespaces() if run in n] == [], "every namespace removed"
     import pyarrow.csv as pacsv
 
     flows = pacsv.read_csv(out / "flows.csv").to_pydict()
@@ -125,20 +127,64 @@ def test_an_interrupted_run_leaves_nothing_behind(tmp_path):
         "--out",
         str(tmp_path / "o"),
     ]
+    before = set(leftover_namespaces())  # another run's, if any, are not this test's
     proc = subprocess.Popen(cli, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 20
-    while not leftover_namespaces() and time.monotonic() < deadline:
+    ours: set[str] = set()
+    while len(ours) < 5 and time.monotonic() < deadline:  # the network and four hosts
         time.sleep(0.1)
-    assert leftover_namespaces(), "the run made its namespaces"
-    time.sleep(1.0)
+        ours = set(leftover_namespaces()) - before
+    assert len(ours) == 5, f"the run made its namespaces: {ours}"
+    time.sleep(1.5)  # the hosts' processes and the network's are running
+    pids = [
+        p
+        for ns in ours
+        for p in subprocess.run(
+            ["ip", "netns", "pids", ns], capture_output=True, text=True
+        ).stdout.split()
+    ]
+    assert pids, "processes run in the namespaces"
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=30)
-    assert leftover_namespaces() == []
+    assert ours & set(leftover_namespaces()) == set(), "every namespace removed"
     assert not (tmp_path / "o").exists(), "no half-written result"
-    leftovers = subprocess.run(
-        ["pgrep", "-f", "routerlab.emulation"], capture_output=True, text=True
-    )
-    assert leftovers.stdout.strip() == "", "no process of the run left"
+    assert [p for p in pids if _running(p)] == [], "no process of the run left"
+
+
+@needs_netns
+def test_an_incasts_rounds_follow_one_another_and_deliver_every_block(tmp_path):
+    import pyarrow.parquet as pq
+
+    incast = 'kind = "incast"\nsenders = ["s0", "s1"]\nreceiver = "r0"\nblock = "100KB"\nrounds = 5'
+    s, flows, _ = emulate(tmp_path, dumbbell('{ kind = "droptail", limit = "20pkts" }', incast))
+    t = pq.read_table(tmp_path / "out" / "transfers.parquet").to_pydict()
+    assert len(t["seq"]) == 10 and all(e is not None for e in t["end_s"]), "5 rounds of 2 blocks"
+    assert s["emulation"]["flows_not_intact"] == []
+    assert flows["bytes_delivered"] == [500_000, 500_000]
+    for r in range(5):
+        start = min(st for st, q in zip(t["start_s"], t["seq"], strict=True) if q == r)
+        ends = [e for e, q in zip(t["end_s"], t["seq"], strict=True) if q == r]
+        assert all(e > start for e in ends)
+        if r < 4:
+            later = min(st for st, q in zip(t["start_s"], t["seq"], strict=True) if q == r + 1)
+            assert later >= max(ends), "a round starts once the last block of the one before is in"
+    # Two blocks of 100 kB cross 10 Mbit/s in no less than 160 ms.
+    assert all(e - st >= 0.08 for st, e in zip(t["start_s"], t["end_s"], strict=True))
+
+
+def _running(pid: str, wait: float = 5.0) -> bool:
+    """Whether process ``pid`` still runs after up to ``wait`` seconds (a zombie, killed and
+    waiting to be reaped, does not)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        if state in ("Z", "X"):
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def test_what_needs_modified_endpoints_is_refused_with_the_reason():
@@ -147,12 +193,11 @@ def test_what_needs_modified_endpoints_is_refused_with_the_reason():
     )
     with pytest.raises(emulation.EmulationError, match="endpoint part"):
         emulation.plan(ka)
-    incast = dumbbell(
-        '{ kind = "droptail", limit = "20pkts" }',
-        'kind = "incast"\nsenders = ["s0", "s1"]\nreceiver = "r0"\nblock = "10KB"',
+    on_off = dumbbell(
+        '{ kind = "droptail", limit = "20pkts" }', 'kind = "on_off"\nsize = "10KB"\noff = "1s"'
     )
-    with pytest.raises(emulation.EmulationError, match="generated workloads"):
-        emulation.plan(incast)
+    with pytest.raises(emulation.EmulationError, match="not emulated yet"):
+        emulation.plan(on_off)
 
 
 def test_the_plan_lists_each_flow_with_its_linux_congestion_control():
@@ -217,4 +262,5 @@ def test_compare_writes_both_runs_and_their_table(tmp_path):
         assert (out / f).exists(), f
     goodput = next(r for r in table if r["metric"] == "goodput_bps")
     assert goodput["ratio"] == pytest.approx(goodput["emulated"] / goodput["simulated"])
-    assert leftover_namespaces() == []
+    run = json.loads((out / "emu" / "summary.json").read_text())["emulation"]["run_id"]
+    assert [n for n in leftover_namespaces() if run in n] == []

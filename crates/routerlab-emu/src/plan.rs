@@ -5,14 +5,18 @@
 //! forwarding ([`crate::router`]); the hosts are Linux's, so what needs modified endpoints is
 //! refused: a controller with an endpoint part (Kick-Ass's and RCP's senders), endpoints that
 //! answer cut segments (CP's), host shims (the super-packet sender, the DUPACK agent), MPTCP.
-//! Workloads: the flows known before the run (bulk and fixed-size, with start times); the
-//! generated ones (incast rounds, web, on-off) are not emulated yet. Links run at most
+//! Workloads: the flows known before the run (bulk and fixed-size, with start times), and
+//! incasts whose connections open before the rounds (`connect = "first"`); the other generated
+//! ones (web, on-off, CBR, incast with a connection per block) are not emulated yet. Links run at most
 //! [`MAX_RATE`]: one user-space loop keeps every link's schedule, and its wake-ups take tens of
 //! microseconds, a 1500-byte packet's time at a few hundred Mbit/s.
 
 use routerlab::sim::SimSpec;
+use routerlab::tcp::TcpConfig;
 use routerlab::tcp::cc::CcConfig;
 use routerlab::units::{Rate, SimTime};
+use routerlab::workload::Generator;
+use routerlab::workload::incast::Connect;
 
 /// The fastest link the emulator takes (our choice, for a 2-core machine: 1 Gbit/s, 12 µs a
 /// 1500-byte packet; each run reports how late it was, so what a faster machine sustains can
@@ -30,11 +34,34 @@ pub struct PlannedFlow {
     /// Bytes, or None for a bulk flow that sends until the run ends (or `stop`).
     pub size: Option<u64>,
     pub stop: Option<SimTime>,
+    pub tcp: LinuxTcp,
+}
+
+/// How a connection's endpoints are set up on a real host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinuxTcp {
     /// The Linux congestion control it maps to (`TCP_CONGESTION`).
     pub cc: &'static str,
     pub ecn: bool,
     pub sack: bool,
     pub mss: u32,
+}
+
+/// An incast: rounds in which every sender sends `block` bytes to the receiver on its own
+/// persistent connection, each round after the last block of the one before (and `gap`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedIncast {
+    pub group: String,
+    pub senders: Vec<u32>,
+    pub receiver: u32,
+    pub block: u64,
+    pub rounds: u32,
+    pub start: SimTime,
+    pub gap: SimTime,
+    pub jitter: SimTime,
+    /// When each sender's connection opens.
+    pub opens: Vec<SimTime>,
+    pub tcp: LinuxTcp,
 }
 
 /// The hosts' part of a scenario.
@@ -44,6 +71,35 @@ pub struct Plan {
     pub host_names: Vec<String>,
     pub duration: SimTime,
     pub flows: Vec<PlannedFlow>,
+    pub incasts: Vec<PlannedIncast>,
+}
+
+/// How `t` maps to Linux's TCP, or why it cannot (`what` names the connection).
+fn linux_tcp(t: &TcpConfig, what: &str) -> Result<LinuxTcp, Vec<String>> {
+    let mut why = Vec::new();
+    let cc = match &t.cc {
+        CcConfig::NewReno(_) => "reno",
+        CcConfig::Cubic(_) => "cubic",
+        CcConfig::Dctcp(_) => "dctcp",
+        CcConfig::Plugin(_) => {
+            why.push(format!(
+                "{what}: its congestion control has an endpoint part (Kick-Ass's or RCP's sender), which Linux's \
+                 TCP lacks"
+            ));
+            ""
+        }
+    };
+    if t.cut_reports {
+        why.push(format!("{what}: CP's endpoints (transport.cp) answer cut segments; Linux's do not"));
+    }
+    if t.mptcp.is_some() {
+        why.push(format!("{what}: MPTCP is not emulated"));
+    }
+    if why.is_empty() {
+        Ok(LinuxTcp { cc, ecn: t.ecn || t.cc.wants_ecn(), sack: t.sack, mss: t.mss })
+    } else {
+        Err(why)
+    }
 }
 
 /// The plan for `spec`, or every reason it cannot be emulated.
@@ -56,8 +112,35 @@ pub fn plan(spec: &SimSpec, host_names: Vec<String>) -> Result<Plan, Vec<String>
                 .to_string(),
         );
     }
-    if !spec.generators.is_empty() {
-        why.push("generated workloads (incast rounds, web, on-off, CBR) are not emulated yet: use bulk or fixed flows".into());
+    let mut incasts = Vec::new();
+    for (w, g) in &spec.generators {
+        let group = spec.groups.get(*w as usize).cloned().unwrap_or_default();
+        match g {
+            Generator::Incast(ic) if ic.connect == Connect::First => {
+                match linux_tcp(&ic.tcp, &format!("workload {group}")) {
+                    Ok(tcp) => incasts.push(PlannedIncast {
+                        group,
+                        senders: ic.senders.iter().map(|h| h.0).collect(),
+                        receiver: ic.receiver.0,
+                        block: ic.block,
+                        rounds: ic.rounds,
+                        start: ic.start,
+                        gap: ic.gap,
+                        jitter: ic.jitter,
+                        opens: (0..ic.senders.len()).map(|i| ic.opens.at(i)).collect(),
+                        tcp,
+                    }),
+                    Err(e) => why.extend(e),
+                }
+            }
+            Generator::Incast(_) => why.push(format!(
+                "workload {group}: an incast with a connection per block (connect = \"burst\") is not emulated \
+                 yet; connect = \"first\" is"
+            )),
+            _ => why.push(format!(
+                "workload {group}: generated workloads other than incast (web, on-off, CBR) are not emulated yet"
+            )),
+        }
     }
     let fastest = spec.topology.links.iter().flat_map(|l| [l.a_to_b.rate, l.b_to_a.rate]).max();
     if let Some(r) = fastest.filter(|&r| r > MAX_RATE) {
@@ -73,40 +156,21 @@ pub fn plan(spec: &SimSpec, host_names: Vec<String>) -> Result<Plan, Vec<String>
     }
     let mut flows = Vec::new();
     for (i, f) in spec.flows.iter().enumerate() {
-        let t = &f.tcp;
-        let cc = match &t.cc {
-            CcConfig::NewReno(_) => "reno",
-            CcConfig::Cubic(_) => "cubic",
-            CcConfig::Dctcp(_) => "dctcp",
-            CcConfig::Plugin(_) => {
-                why.push(format!(
-                    "flow {i}: its congestion control has an endpoint part (Kick-Ass's or RCP's sender), which \
-                     Linux's TCP lacks"
-                ));
-                continue;
-            }
-        };
-        if t.cut_reports {
-            why.push(format!("flow {i}: CP's endpoints (transport.cp) answer cut segments; Linux's do not"));
+        match linux_tcp(&f.tcp, &format!("flow {i}")) {
+            Ok(tcp) => flows.push(PlannedFlow {
+                group: spec.groups.get(f.group as usize).cloned().unwrap_or_default(),
+                src: f.src.0,
+                dst: f.dst.0,
+                start: f.start,
+                size: f.size,
+                stop: f.stop,
+                tcp,
+            }),
+            Err(e) => why.extend(e),
         }
-        if t.mptcp.is_some() {
-            why.push(format!("flow {i}: MPTCP is not emulated"));
-        }
-        flows.push(PlannedFlow {
-            group: spec.groups.get(f.group as usize).cloned().unwrap_or_default(),
-            src: f.src.0,
-            dst: f.dst.0,
-            start: f.start,
-            size: f.size,
-            stop: f.stop,
-            cc,
-            ecn: t.ecn || t.cc.wants_ecn(),
-            sack: t.sack,
-            mss: t.mss,
-        });
     }
     if why.is_empty() {
-        Ok(Plan { hosts: host_names.len() as u32, host_names, duration: spec.duration, flows })
+        Ok(Plan { hosts: host_names.len() as u32, host_names, duration: spec.duration, flows, incasts })
     } else {
         Err(why)
     }

@@ -11,7 +11,7 @@ use routerlab::net::Network;
 use routerlab::scenario::Scenario;
 use routerlab::sim::{LinkRow, SimSpec};
 use routerlab::units::SimTime;
-use routerlab_emu::plan::plan;
+use routerlab_emu::plan::{LinuxTcp, plan};
 use routerlab_emu::router::Router;
 use routerlab_emu::wire::{Attachment, run};
 
@@ -44,6 +44,13 @@ pub fn emulation_plan<'py>(
     d.set_item("hosts", p.hosts)?;
     d.set_item("host_names", p.host_names)?;
     d.set_item("duration_s", p.duration.as_secs_f64())?;
+    d.set_item("seed", spec.seed)?;
+    let tcp = |row: &Bound<'py, PyDict>, t: &LinuxTcp| -> PyResult<()> {
+        row.set_item("cc", t.cc)?;
+        row.set_item("ecn", t.ecn)?;
+        row.set_item("sack", t.sack)?;
+        row.set_item("mss", t.mss)
+    };
     let flows = pyo3::types::PyList::empty(py);
     for f in &p.flows {
         let row = PyDict::new(py);
@@ -53,12 +60,25 @@ pub fn emulation_plan<'py>(
         row.set_item("start_s", f.start.as_secs_f64())?;
         row.set_item("size_bytes", f.size)?;
         row.set_item("stop_s", f.stop.map(|s| s.as_secs_f64()))?;
-        row.set_item("cc", f.cc)?;
-        row.set_item("ecn", f.ecn)?;
-        row.set_item("sack", f.sack)?;
-        row.set_item("mss", f.mss)?;
+        tcp(&row, &f.tcp)?;
         flows.append(row)?;
     }
+    let incasts = pyo3::types::PyList::empty(py);
+    for ic in &p.incasts {
+        let row = PyDict::new(py);
+        row.set_item("group", &ic.group)?;
+        row.set_item("senders", &ic.senders)?;
+        row.set_item("receiver", ic.receiver)?;
+        row.set_item("block_bytes", ic.block)?;
+        row.set_item("rounds", ic.rounds)?;
+        row.set_item("start_s", ic.start.as_secs_f64())?;
+        row.set_item("gap_s", ic.gap.as_secs_f64())?;
+        row.set_item("jitter_s", ic.jitter.as_secs_f64())?;
+        row.set_item("opens_s", ic.opens.iter().map(|t| t.as_secs_f64()).collect::<Vec<_>>())?;
+        tcp(&row, &ic.tcp)?;
+        incasts.append(row)?;
+    }
+    d.set_item("incasts", incasts)?;
     d.set_item("flows", flows)?;
     Ok(d)
 }

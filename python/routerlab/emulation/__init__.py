@@ -28,7 +28,15 @@ from pathlib import Path
 import pyarrow as pa
 
 from .. import _core
-from ..output import FLOW_SCHEMA, LINK_SCHEMA, AtomicDir, table, write_json, write_table
+from ..output import (
+    FLOW_SCHEMA,
+    LINK_SCHEMA,
+    TRANSFER_SCHEMA,
+    AtomicDir,
+    table,
+    write_json,
+    write_table,
+)
 from .netns import (
     EmulationError,
     Namespaces,
@@ -76,8 +84,11 @@ def _check_congestion_control(p: dict) -> None:
         )
 
 
-def _host_plans(p: dict, t0: float, until: float) -> list[dict]:
-    plans = [{"until": until, "servers": [], "clients": []} for _ in range(p["hosts"])]
+def _host_plans(p: dict, t0: float, until: float, seed: int) -> list[dict]:
+    plans = [
+        {"until": until, "servers": [], "clients": [], "aggregators": [], "responders": []}
+        for _ in range(p["hosts"])
+    ]
     for i, f in enumerate(p["flows"]):
         port = 5000 + i
         plans[f["dst"]]["servers"].append({"flow": i, "port": port})
@@ -92,12 +103,40 @@ def _host_plans(p: dict, t0: float, until: float) -> list[dict]:
                 "cc": f["cc"],
             }
         )
+    for k, ic in enumerate(p["incasts"]):
+        port = 4000 + k
+        plans[ic["receiver"]]["aggregators"].append(
+            {
+                "incast": k,
+                "port": port,
+                "senders": ic["senders"],
+                "block": ic["block_bytes"],
+                "rounds": ic["rounds"],
+                "start": t0 + ic["start_s"],
+                "gap": ic["gap_s"],
+            }
+        )
+        for i, (sender, opens) in enumerate(zip(ic["senders"], ic["opens_s"], strict=True)):
+            plans[sender]["responders"].append(
+                {
+                    "incast": k,
+                    "index": i,
+                    "dst": host_address(ic["receiver"]),
+                    "port": port,
+                    "open": t0 + opens,
+                    "block": ic["block_bytes"],
+                    "jitter": ic["jitter_s"],
+                    "seed": f"{seed}/{k}/{i}",
+                    "cc": ic["cc"],
+                }
+            )
     return plans
 
 
 def _sysctls(p: dict) -> dict[str, str]:
-    ecn = any(f["ecn"] for f in p["flows"])
-    sack = all(f["sack"] for f in p["flows"])
+    conns = p["flows"] + p["incasts"]
+    ecn = any(f["ecn"] for f in conns)
+    sack = all(f["sack"] for f in conns)
     return {
         "net.ipv4.tcp_ecn": "1" if ecn else "0",
         "net.ipv4.tcp_sack": "1" if sack else "0",
@@ -130,8 +169,8 @@ def _run(
         [*py, "routerlab.emulation.router", str(work / "router.in"), str(work / "router.out")],
     )
     hosts = []
-    for i, hp in enumerate(_host_plans(p, t0, t0 + duration)):
-        if not hp["servers"] and not hp["clients"]:
+    for i, hp in enumerate(_host_plans(p, t0, t0 + duration, p["seed"])):
+        if not any(hp[k] for k in ("servers", "clients", "aggregators", "responders")):
             hosts.append(None)
             continue
         (work / f"h{i}.in").write_text(json.dumps(hp))
@@ -185,6 +224,51 @@ def _flow_rows(p: dict, hosts: list[dict], t0: float) -> list[dict]:
                 "timeouts": sent.get("timeouts"),
             }
         )
+    for k, ic in enumerate(p["incasts"]):
+        agg = hosts[ic["receiver"]].get(f"incast{k}", {})
+        for i, sender in enumerate(ic["senders"]):
+            sent = hosts[sender].get(f"incast{k}.{i}", {})
+            received = agg.get("received", {}).get(str(i), 0)
+            span = max(duration - ic["opens_s"][i], 0.0)
+            rows.append(
+                {
+                    "flow_id": len(rows),
+                    "group": ic["group"],
+                    "protocol": "tcp",
+                    "src": p["host_names"][sender],
+                    "dst": p["host_names"][ic["receiver"]],
+                    "start_s": ic["opens_s"][i],
+                    "bytes_acked": sent.get("bytes_acked"),
+                    "bytes_delivered": received,
+                    "goodput_bps": received * 8 / span if span > 0 else 0.0,
+                    "retransmissions": sent.get("retransmissions"),
+                    "timeouts": sent.get("timeouts"),
+                }
+            )
+    return rows
+
+
+def _transfer_rows(p: dict, hosts: list[dict], t0: float) -> list[dict]:
+    """Every incast block: its round's start (the request), and when its last byte came."""
+    rows = []
+    first_flow = len(p["flows"])
+    for k, ic in enumerate(p["incasts"]):
+        agg = hosts[ic["receiver"]].get(f"incast{k}", {})
+        for r, rnd in enumerate(agg.get("rounds", [])):
+            for i in range(len(ic["senders"])):
+                end = rnd["ends"].get(str(i))
+                rows.append(
+                    {
+                        "transfer_id": len(rows),
+                        "flow_id": first_flow + i,
+                        "group": ic["group"],
+                        "seq": r,
+                        "size_bytes": ic["block_bytes"],
+                        "start_s": rnd["start"] - t0,
+                        "end_s": None if end is None else end - t0,
+                    }
+                )
+        first_flow += len(ic["senders"])
     return rows
 
 
@@ -202,6 +286,14 @@ def _intact(p: dict, hosts: list[dict]) -> list[int]:
         got = hosts[f["dst"]].get(str(i), {})
         if got.get("received") and got.get("sha256") != stream_digest(got["received"]):
             bad.append(i)
+    first_flow = len(p["flows"])
+    for k, ic in enumerate(p["incasts"]):
+        agg = hosts[ic["receiver"]].get(f"incast{k}", {})
+        for i in range(len(ic["senders"])):
+            n = agg.get("received", {}).get(str(i), 0)
+            if n and agg["sha256"][str(i)] != stream_digest(n):
+                bad.append(first_flow + i)
+        first_flow += len(ic["senders"])
     return bad
 
 
@@ -225,7 +317,7 @@ def _summary(
         "drops": int(sum(links.column("drops").to_pylist())) + report["no_route_drops"],
         "jain_index": _jain([r["goodput_bps"] for r in rows]),
         "flows": len(rows),
-        "flows_completed": sum(r["fct_s"] is not None for r in rows),
+        "flows_completed": sum(r.get("fct_s") is not None for r in rows),
         "retransmissions": sum(r["retransmissions"] or 0 for r in rows),
         "timeouts": sum(r["timeouts"] or 0 for r in rows),
         "emulation": {
@@ -273,6 +365,14 @@ def emulate(path: Path, out: Path, force: bool = False, seed: int | None = None)
             write_json(d.path / "summary.json", summary)
             write_table(d.path, "flows", flows)
             write_table(d.path, "links", links)
+            transfers = _transfer_rows(p, hosts, t0)
+            if transfers:
+                write_table(
+                    d.path,
+                    "transfers",
+                    pa.Table.from_pylist(transfers, schema=TRANSFER_SCHEMA),
+                    csv=False,
+                )
             d.commit()
             return summary
     finally:

@@ -5,7 +5,11 @@ per flow it receives, a client thread per flow it sends, with the kernel's own T
 ``CLOCK_MONOTONIC`` seconds (the router's clock is the same one). A client opens its
 connection at its start time with its congestion control (``TCP_CONGESTION``), writes its
 size (or, for a bulk flow, until its stop or the run's end), closes, and reads the kernel's
-``tcp_info`` of the connection just before. A server counts the bytes of its one connection,
+``tcp_info`` of the connection just before. An incast's receiver (the aggregator) takes one
+persistent connection from each sender, and at each round's start asks every sender for a
+block with one byte on its connection; a sender answers after a uniform random wait in
+``[0, jitter)`` with its block, and the round ends when the last block has arrived (a
+partition–aggregate read). A server counts the bytes of its one connection,
 hashes them (a client sends byte ``k`` of its flow as ``k mod 251``, so that what arrived can be
 checked intact), and notes when the first and last arrived. At the end the host's own
 counters (``/proc/net/netstat``, ``/proc/net/snmp``: per namespace) are read too.
@@ -16,7 +20,10 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import json
+import random
+import selectors
 import socket
+import struct
 import sys
 import threading
 import time
@@ -177,17 +184,116 @@ def send(flow: dict, until: float, out: dict, ready: threading.Barrier) -> None:
     out[flow["flow"]] = {"sent": sent, "opened": opened, **info}
 
 
+def aggregate(ic: dict, until: float, out: dict, ready: threading.Barrier) -> None:
+    """An incast's receiver: the rounds, each block's end, what each connection delivered."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("0.0.0.0", ic["port"]))
+    listener.listen(len(ic["senders"]))
+    ready.wait()
+    n = len(ic["senders"])
+    conns: dict[int, socket.socket] = {}
+    listener.settimeout(max(0.1, until - time.monotonic()))
+    try:
+        while len(conns) < n:
+            c, _ = listener.accept()
+            (index,) = struct.unpack("!I", c.recv(4, socket.MSG_WAITALL))
+            conns[index] = c
+    except (TimeoutError, OSError):
+        pass
+    got = dict.fromkeys(conns, 0)
+    digests = {i: hashlib.sha256() for i in conns}
+    rounds = []
+    sel = selectors.DefaultSelector()
+    for i, c in conns.items():
+        c.setblocking(False)
+        sel.register(c, selectors.EVENT_READ, i)
+    sleep_until(ic["start"])
+    for _ in range(ic["rounds"] if len(conns) == n else 0):
+        start = time.monotonic()
+        if start >= until:
+            break
+        for c in conns.values():
+            c.send(b"R")
+        left = dict.fromkeys(conns, ic["block"])
+        ends: dict[int, float] = {}
+        while left and time.monotonic() < until:
+            for key, _ in sel.select(timeout=0.1):
+                i = key.data
+                try:
+                    data = key.fileobj.recv(CHUNK)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    sel.unregister(key.fileobj)
+                    left.pop(i, None)
+                    continue
+                got[i] += len(data)
+                digests[i].update(data)
+                if i in left:
+                    left[i] -= len(data)
+                    if left[i] <= 0:
+                        del left[i]
+                        ends[i] = time.monotonic()
+        rounds.append({"start": start, "ends": {str(i): t for i, t in ends.items()}})
+        if left:
+            break
+        sleep_until(time.monotonic() + ic["gap"])
+    for c in conns.values():
+        c.close()
+    out[f"incast{ic['incast']}"] = {
+        "rounds": rounds,
+        "received": {str(i): v for i, v in got.items()},
+        "sha256": {str(i): d.hexdigest() for i, d in digests.items()},
+    }
+
+
+def respond(rs: dict, until: float, out: dict, ready: threading.Barrier) -> None:
+    """An incast's sender: its connection, and a block for every request."""
+    ready.wait()
+    sleep_until(rs["open"])
+    rng = random.Random(rs["seed"])
+    s = socket.socket()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, rs["cc"].encode())
+    sent, info = 0, {}
+    try:
+        s.settimeout(max(0.05, until - time.monotonic()))
+        s.connect((rs["dst"], rs["port"]))
+        s.sendall(struct.pack("!I", rs["index"]))
+        while time.monotonic() < until:
+            s.settimeout(max(0.05, until - time.monotonic()))
+            if s.recv(1) == b"":
+                break
+            if rs["jitter"] > 0:
+                time.sleep(rng.uniform(0, rs["jitter"]))
+            done = 0
+            while done < rs["block"]:
+                n = min(CHUNK, rs["block"] - done)
+                s.sendall(pattern(sent + done, n))
+                done += n
+            sent += done
+            info = tcp_info(s)
+    except OSError as e:
+        info = {**info, "error": str(e)}
+    finally:
+        s.close()
+    out[f"incast{rs['incast']}.{rs['index']}"] = {"sent": sent, **info}
+
+
 def main(plan_path: str, out_path: str) -> None:
     with open(plan_path) as f:
         plan = json.load(f)
     until = plan["until"]
     results: dict = {}
     threads = []
-    ready = threading.Barrier(len(plan["servers"]) + len(plan["clients"]) + 1)
-    for flow in plan["servers"]:
-        threads.append(threading.Thread(target=serve, args=(flow, until, results, ready)))
-    for flow in plan["clients"]:
-        threads.append(threading.Thread(target=send, args=(flow, until, results, ready)))
+    jobs = [(serve, f) for f in plan["servers"]] + [(send, f) for f in plan["clients"]]
+    jobs += [(aggregate, a) for a in plan.get("aggregators", [])]
+    jobs += [(respond, r) for r in plan.get("responders", [])]
+    ready = threading.Barrier(len(jobs) + 1)
+    for target, job in jobs:
+        threads.append(threading.Thread(target=target, args=(job, until, results, ready)))
     for t in threads:
         t.start()
     ready.wait()

@@ -24,16 +24,32 @@ METRICS = [
     ("timeouts", "retransmission timeouts"),
     ("fct_mean_s", "mean completion time of the flows that completed"),
     ("fct_p99_s", "99th percentile of those completion times"),
+    (
+        "transfer_mean_s",
+        "mean time of the transfers that ended (incast blocks: from the round's start)",
+    ),
+    ("transfer_p99_s", "99th percentile of those times"),
 ]
+
+
+def _p99(xs: list[float]) -> float | None:
+    return xs[min(len(xs) - 1, math.ceil(0.99 * len(xs)) - 1)] if xs else None
 
 
 def _fcts(flows: dict) -> list[float]:
     return sorted(x for x in flows.get("fct_s", []) if x is not None)
 
 
-def metrics(summary: dict, flows: dict) -> dict:
-    """The compared metrics of one run, from its summary and flows table (as a dict of lists)."""
+def metrics(summary: dict, flows: dict, transfers: dict | None = None) -> dict:
+    """The compared metrics of one run, from its summary and its flows and transfers tables
+    (each a dict of lists)."""
     fct = _fcts(flows)
+    t = transfers or {}
+    took = sorted(
+        e - s
+        for s, e in zip(t.get("start_s", []), t.get("end_s", []), strict=True)
+        if e is not None
+    )
     return {
         "goodput_bps": summary.get("goodput_bps"),
         "jain_index": summary.get("jain_index"),
@@ -41,7 +57,9 @@ def metrics(summary: dict, flows: dict) -> dict:
         "retransmissions": summary.get("retransmissions"),
         "timeouts": summary.get("timeouts"),
         "fct_mean_s": sum(fct) / len(fct) if fct else None,
-        "fct_p99_s": fct[min(len(fct) - 1, math.ceil(0.99 * len(fct)) - 1)] if fct else None,
+        "fct_p99_s": _p99(fct),
+        "transfer_mean_s": sum(took) / len(took) if took else None,
+        "transfer_p99_s": _p99(took),
     }
 
 
@@ -98,6 +116,7 @@ def compare(path: Path, out: Path, force: bool = False, seed: int | None = None)
     """Simulate and emulate the scenario at ``path``; write both and their comparison into
     ``out``; return the comparison's rows."""
     import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
 
     path = Path(path)
     text = path.read_text()
@@ -109,7 +128,13 @@ def compare(path: Path, out: Path, force: bool = False, seed: int | None = None)
         write_files(sim, d.path / "sim", text)
         emu_summary = emulate(path, d.path / "emu", seed=seed)
         emu_flows = pacsv.read_csv(d.path / "emu" / "flows.csv").to_pydict()
-        table = rows(metrics(sim.summary, sim.flows.to_pydict()), metrics(emu_summary, emu_flows))
+        emu_transfers = d.path / "emu" / "transfers.parquet"
+        emu_t = pq.read_table(emu_transfers).to_pydict() if emu_transfers.exists() else None
+        sim_t = sim.transfers.to_pydict() if sim.transfers is not None else None
+        table = rows(
+            metrics(sim.summary, sim.flows.to_pydict(), sim_t),
+            metrics(emu_summary, emu_flows, emu_t),
+        )
         header = "metric,simulated,emulated,ratio\n"
         body = "".join(
             ",".join(
