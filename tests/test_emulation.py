@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -75,6 +76,7 @@ def link(links: dict, name: str) -> dict:
 def test_a_transfer_through_a_drop_tail_arrives_intact_at_no_more_than_the_links_rate(tmp_path):
     size = 500_000
     text = dumbbell('{ kind = "droptail", limit = "20pkts" }', f'kind = "fixed"\nsize = "{size}B"')
+    text += '[output]\npcap = ["left->right"]\npcap_snaplen = 64\n'
     s, flows, links = emulate(tmp_path, text)
     e = s["emulation"]
     assert flows["bytes_delivered"] == [size, size], "both flows complete"
@@ -90,6 +92,14 @@ def test_a_transfer_through_a_drop_tail_arrives_intact_at_no_more_than_the_links
     assert bottleneck["utilization"] <= 1.0
     assert bottleneck["tx_bytes"] >= 2 * size
     assert all(t["datagrams"] > 0 and t["median_s"] is not None for t in e["timing_error"])
+    # The capture, as the simulator writes one: a record per packet the link sent.
+    pcap = (tmp_path / "out" / "pcap" / "left_to_right.pcap").read_bytes()
+    records, at = 0, 24
+    while at < len(pcap):
+        (captured,) = struct.unpack_from("<I", pcap, at + 8)
+        at += 16 + captured
+        records += 1
+    assert at == len(pcap) and records == bottleneck["tx_packets"]
 
 
 @needs_netns

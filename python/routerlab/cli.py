@@ -512,7 +512,9 @@ def cmd_emulate(args: argparse.Namespace) -> int:
     if not _scenario_valid(path):
         return EXIT_INVALID
     try:
-        s = emulation.emulate(path, out, force=args.force or not args.out, seed=args.seed)
+        s = emulation.emulate(
+            path, out, force=args.force or not args.out, seed=args.seed, progress=args.progress
+        )
     except OSError as e:
         print(f"{path}: {e.strerror or e}", file=sys.stderr)
         return EXIT_INVALID
@@ -623,6 +625,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument(
         "--cleanup", action="store_true", help="remove the namespaces of runs killed outright"
     )
+    add_progress_flags(e)
     e.set_defaults(func=cmd_emulate)
 
     c = sub.add_parser(

@@ -16,6 +16,8 @@
 //!   measure against `due`.
 //! - Every datagram's bytes are held from `receive` until the last of its pieces has reached a
 //!   host or been dropped; [`Router::held`] counts them (zero once the network is idle).
+//! - Ports asked to ([`Router::capture`]) record each packet as it finishes transmission, as
+//!   the simulator's `[output] pcap` does; [`Router::pcaps`] writes them as its pcap files.
 
 use routerlab::engine::{Event, EventQueue};
 use routerlab::ids::{HostId, NodeId, PacketId};
@@ -63,6 +65,11 @@ pub struct Router {
     dropped: Vec<(PacketId, DropCause)>,
     /// Datagrams a switch had no route for.
     pub no_route_drops: u64,
+    /// Per port: whether its transmissions are captured; what was, up to `max_capture`.
+    capturing: Vec<bool>,
+    captured: Vec<(usize, SimTime, Packet)>,
+    max_capture: usize,
+    snaplen: u32,
 }
 
 impl Router {
@@ -81,6 +88,40 @@ impl Router {
             free_slots: Vec::new(),
             dropped: Vec::new(),
             no_route_drops: 0,
+            capturing: Vec::new(),
+            captured: Vec::new(),
+            max_capture: 0,
+            snaplen: 0,
+        }
+    }
+
+    /// Capture the transmissions of `ports`, at most `max_packets` in all, `snaplen` bytes each.
+    pub fn capture(&mut self, ports: &[routerlab::ids::PortId], snaplen: u32, max_packets: usize) {
+        self.capturing = vec![false; self.net.ports.len()];
+        for p in ports {
+            self.capturing[p.idx()] = true;
+        }
+        (self.snaplen, self.max_capture) = (snaplen, max_packets);
+    }
+
+    /// The captures as pcap files: `(port name, file bytes)`, as the simulator writes them.
+    pub fn pcaps(&self) -> Vec<(String, Vec<u8>)> {
+        (0..self.capturing.len())
+            .filter(|&i| self.capturing[i])
+            .map(|i| {
+                let recs = self.captured.iter().filter(|c| c.0 == i).map(|(_, t, p)| (*t, p));
+                (self.net.port_names[i].clone(), routerlab::net::pcap::write(recs, self.snaplen))
+            })
+            .collect()
+    }
+
+    /// `sent` went on port `port`'s wire: captured if the port is.
+    fn on_transmit(&mut self, port: usize, sent: Option<PacketId>) {
+        if let Some(p) = sent
+            && self.capturing.get(port).copied().unwrap_or(false)
+            && self.captured.len() < self.max_capture
+        {
+            self.captured.push((port, self.net.ports[port].busy_until(), *self.pool.get(p)));
         }
     }
 
@@ -120,7 +161,8 @@ impl Router {
     fn enqueue(&mut self, now: SimTime, port: usize, pkt: PacketId) {
         let Router { net, pool, events, dropped, .. } = self;
         let note = &mut |p, cause, _: &mut PacketPool| dropped.push((p, cause));
-        net.ports[port].enqueue(now, pkt, pool, events, &mut net.drops, note);
+        let sent = net.ports[port].enqueue(now, pkt, pool, events, &mut net.drops, note);
+        self.on_transmit(port, sent);
         self.settle_drops();
     }
 
@@ -140,7 +182,8 @@ impl Router {
                 Event::TxDone(port) => {
                     let Router { net, pool, events, dropped, .. } = self;
                     let note = &mut |p, cause, _: &mut PacketPool| dropped.push((p, cause));
-                    net.ports[port.idx()].on_tx_done(at, pool, events, &mut net.drops, note);
+                    let sent = net.ports[port.idx()].on_tx_done(at, pool, events, &mut net.drops, note);
+                    self.on_transmit(port.idx(), sent);
                     self.settle_drops();
                 }
                 Event::Arrive(port, p, _) => self.arrive(at, port.idx(), p, out),

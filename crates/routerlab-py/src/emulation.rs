@@ -86,7 +86,8 @@ pub fn emulation_plan<'py>(
 /// Run the scenario's network on real frames for `duration_s`: `attachments` are
 /// `(host, interface, host MAC, own MAC)`, the router's ends of the hosts' veth pairs in this
 /// process's namespace; time zero is `start` (`time.monotonic()` seconds), or at once. Returns the links table (as the simulator writes it) and the timing
-/// error per host: `{"links": {...}, "lateness": [(host, sent, median_s, p99_s)], ...}`.
+/// error per host, and the scenario's pcap captures:
+/// `{"links": {...}, "lateness": [(host, sent, median_s, p99_s)], "pcaps": [(link, bytes)], ...}`.
 #[pyfunction]
 #[pyo3(signature = (text, attachments, duration_s, start=None, seed=None, base_dir=None))]
 #[allow(clippy::too_many_arguments)]
@@ -115,6 +116,8 @@ pub fn emulate_network<'py>(
         })
         .collect::<PyResult<Vec<_>>>()?;
     let mut router = Router::new(Network::build(&spec.topology, spec.seed));
+    let m = &spec.output.measure;
+    router.capture(&m.pcap, m.pcap_snaplen, m.pcap_max_packets);
     let until = SimTime::from_secs_f64_bounded(duration_s);
     let stop = std::sync::atomic::AtomicBool::new(false);
     let report = py
@@ -155,5 +158,11 @@ pub fn emulate_network<'py>(
     out.set_item("ignored", report.ignored)?;
     out.set_item("ended_s", report.ended_at.as_secs_f64())?;
     out.set_item("no_route_drops", router.no_route_drops)?;
+    let pcaps: Vec<(String, Bound<'py, pyo3::types::PyBytes>)> = router
+        .pcaps()
+        .into_iter()
+        .map(|(name, bytes)| (name, pyo3::types::PyBytes::new(py, &bytes)))
+        .collect();
+    out.set_item("pcaps", pcaps)?;
     Ok(out)
 }

@@ -33,10 +33,13 @@ from ..output import (
     LINK_SCHEMA,
     TRANSFER_SCHEMA,
     AtomicDir,
+    pcap_file_name,
     table,
     write_json,
     write_table,
 )
+from ..progress import bar as progress_bar
+from ..progress import wanted as progress_wanted
 from .netns import (
     EmulationError,
     Namespaces,
@@ -144,8 +147,29 @@ def _sysctls(p: dict) -> dict[str, str]:
     }
 
 
+def _follow(t0: float, duration: float, router: subprocess.Popen, progress: bool | None) -> None:
+    """A progress bar over the run's time until the network process ends (if wanted)."""
+    if not progress_wanted(progress):
+        return
+    bar = progress_bar(
+        total=round(duration, 3),
+        unit="s",
+        unit_scale=False,
+        desc="emulating",
+        bar_format="{desc} {percentage:3.0f}%|{bar}| {n:.1f}/{total:.1f} s [{elapsed}<{remaining}]",
+        leave=False,
+    )
+    try:
+        while router.poll() is None:
+            bar.n = round(min(max(time.monotonic() - t0, 0.0), duration), 3)
+            bar.refresh()
+            time.sleep(0.2)
+    finally:
+        bar.close()
+
+
 def _run(
-    p: dict, text: str, seed, base_dir, work: Path, ns: Namespaces
+    p: dict, text: str, seed, base_dir, work: Path, ns: Namespaces, progress: bool | None
 ) -> tuple[dict, list[dict], float]:
     """Run the processes; returns the network's report, each host's results and time zero."""
     ns.create(_sysctls(p))
@@ -176,6 +200,7 @@ def _run(
         (work / f"h{i}.in").write_text(json.dumps(hp))
         cmd = [*py, "routerlab.emulation.app", str(work / f"h{i}.in"), str(work / f"h{i}.out")]
         hosts.append(popen_in(ns.host(i), cmd, stdout=subprocess.DEVNULL))
+    _follow(t0, duration, router, progress)
     deadline = t0 + duration + GRACE_S
     for proc in [router, *[h for h in hosts if h]]:
         try:
@@ -338,8 +363,15 @@ def _interrupt(signum, frame):  # noqa: ARG001
     raise KeyboardInterrupt
 
 
-def emulate(path: Path, out: Path, force: bool = False, seed: int | None = None) -> dict:
-    """Emulate the scenario at ``path``; write its results into ``out``; return the summary."""
+def emulate(
+    path: Path,
+    out: Path,
+    force: bool = False,
+    seed: int | None = None,
+    progress: bool | None = False,
+) -> dict:
+    """Emulate the scenario at ``path``; write its results into ``out``; return the summary.
+    ``progress``: a bar over the run's time (None: only on a terminal)."""
     path = Path(path)
     text = path.read_text()
     base_dir = path.parent.resolve()
@@ -354,7 +386,7 @@ def emulate(path: Path, out: Path, force: bool = False, seed: int | None = None)
             tempfile.TemporaryDirectory(prefix="routerlab-emu-") as tmp,
             AtomicDir(out, force=force) as d,
         ):
-            report, hosts, t0 = _run(p, text, seed, base_dir, Path(tmp), ns)
+            report, hosts, t0 = _run(p, text, seed, base_dir, Path(tmp), ns, progress)
             rows = _flow_rows(p, hosts, t0)
             flows = pa.Table.from_pylist(
                 [{f.name: r.get(f.name) for f in FLOW_SCHEMA} for r in rows], schema=FLOW_SCHEMA
@@ -362,6 +394,10 @@ def emulate(path: Path, out: Path, force: bool = False, seed: int | None = None)
             links = table(report["links"], LINK_SCHEMA)
             summary = _summary(p, rows, links, report, hosts, run_id)
             (d.path / "scenario.toml").write_text(text)
+            if report["pcaps"]:
+                (d.path / "pcap").mkdir()
+                for link_name, data in report["pcaps"]:
+                    (d.path / "pcap" / pcap_file_name(link_name)).write_bytes(data)
             write_json(d.path / "summary.json", summary)
             write_table(d.path, "flows", flows)
             write_table(d.path, "links", links)

@@ -140,3 +140,28 @@ dst = "h4"
         |name: &str| net.ports[net.port_names.iter().position(|n| n == name).unwrap()].stats.tx_packets;
     assert_eq!((sent("e0_0->a0_0"), sent("e0_0->a0_1")), (4, 4));
 }
+
+#[test]
+fn a_captured_port_records_each_transmission_as_the_simulator_writes_it() {
+    let mut r = router(r#"{ kind = "droptail", limit = "3pkts" }"#);
+    let bottleneck = r.network().port_names.iter().position(|n| n == "left->right").unwrap();
+    r.capture(&[routerlab::ids::PortId(bottleneck as u32)], 128, 1000);
+    for k in 0..6 {
+        r.receive(SimTime::ZERO, HostId(0), &data(k)).unwrap();
+    }
+    run(&mut r, SimTime::from_secs(1));
+    let pcaps = r.pcaps();
+    assert_eq!(pcaps.len(), 1);
+    let (name, file) = &pcaps[0];
+    assert_eq!(name, "left->right");
+    // A 24-byte file header, then per packet a 16-byte record header and 128 captured bytes:
+    // the four datagrams the bottleneck sent (two were dropped before it).
+    assert_eq!(file.len(), 24 + 4 * (16 + 128));
+    // Each record is stamped when its serialization ended: 1 ms apart.
+    let stamp = |k: usize| {
+        let at = 24 + k * (16 + 128);
+        let word = |o: usize| u32::from_le_bytes(file[at + o..at + o + 4].try_into().unwrap()) as u64;
+        word(0) * 1_000_000_000 + word(4)
+    };
+    assert_eq!(stamp(1) - stamp(0), 1_000_000);
+}
