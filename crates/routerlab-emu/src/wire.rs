@@ -5,7 +5,10 @@
 //! Contract:
 //! - The caller has made the interfaces and runs this in the namespace that holds the router's
 //!   ends (`Attachment::ifname`); nothing here creates or removes an interface.
-//! - Every IPv4 frame a host sends is offered to the router at the time it is read. A datagram
+//! - Every IPv4 frame a host sends is offered to the router at the time the kernel received it
+//!   (its receive timestamp), however late the loop reads it, in the order of those times and
+//!   never before what the router has already run; how late the loop read each frame is
+//!   reported beside the lateness of its writes. A datagram
 //!   handed back is written to its host's interface as an Ethernet frame (from the router's MAC
 //!   to the host's) as soon as the loop sees it due, with its TCP or UDP checksum computed
 //!   afresh (a veth leaves the checksum to the receiver: frames read here may carry a partial
@@ -56,6 +59,8 @@ pub struct WireReport {
     /// Per attachment, in the order given.
     pub lateness: Vec<Lateness>,
     pub frames_in: u64,
+    /// How long after the kernel received each frame the loop read it.
+    pub read_late: Lateness,
     pub frames_out: u64,
     /// Frames that were not IPv4, or that the router refused.
     pub ignored: u64,
@@ -64,6 +69,8 @@ pub struct WireReport {
 }
 
 const ETH_HEADER: usize = 14;
+/// `SO_TIMESTAMPNS` (asm-generic/socket.h; the same number is the control message's type).
+const SO_TIMESTAMPNS: i32 = 35;
 const ETH_P_IP: u16 = 0x0800;
 
 /// A raw socket bound to one interface, taking IPv4 frames.
@@ -91,7 +98,12 @@ impl RawSocket {
             addr.sll_protocol = ETH_P_IP.to_be();
             addr.sll_ifindex = index as i32;
             let len = std::mem::size_of::<libc::sockaddr_ll>() as u32;
-            if libc::bind(fd, &addr as *const _ as *const libc::sockaddr, len) < 0 {
+            let on: i32 = 1;
+            let on_len = std::mem::size_of::<i32>() as u32;
+            if libc::bind(fd, &addr as *const _ as *const libc::sockaddr, len) < 0
+                || libc::setsockopt(fd, libc::SOL_SOCKET, SO_TIMESTAMPNS, (&on as *const i32).cast(), on_len)
+                    < 0
+            {
                 let e = io::Error::last_os_error();
                 libc::close(fd);
                 return Err(e);
@@ -100,29 +112,41 @@ impl RawSocket {
         }
     }
 
-    /// The next frame the host sent, if one is waiting (frames this socket wrote are skipped).
-    fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+    /// The next frame the host sent, if one is waiting, and when the kernel received it
+    /// (`CLOCK_REALTIME`, nanoseconds); frames this socket wrote are skipped.
+    fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(usize, u64)>> {
         loop {
-            // SAFETY: recvfrom into a buffer we own, with its length.
-            let (n, kind) = unsafe {
+            // SAFETY: recvmsg into buffers we own, with their lengths; the control messages
+            // are walked with the libc macros within the length the kernel set.
+            let (n, kind, stamp) = unsafe {
                 let mut addr: libc::sockaddr_ll = std::mem::zeroed();
-                let mut len = std::mem::size_of::<libc::sockaddr_ll>() as u32;
-                let n = libc::recvfrom(
-                    self.fd,
-                    buf.as_mut_ptr().cast(),
-                    buf.len(),
-                    0,
-                    &mut addr as *mut _ as *mut libc::sockaddr,
-                    &mut len,
-                );
-                (n, addr.sll_pkttype)
+                let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
+                let mut control = [0u64; 8];
+                let mut msg: libc::msghdr = std::mem::zeroed();
+                msg.msg_name = (&mut addr as *mut libc::sockaddr_ll).cast();
+                msg.msg_namelen = std::mem::size_of::<libc::sockaddr_ll>() as u32;
+                msg.msg_iov = &mut iov;
+                msg.msg_iovlen = 1;
+                msg.msg_control = control.as_mut_ptr().cast();
+                msg.msg_controllen = std::mem::size_of_val(&control);
+                let n = libc::recvmsg(self.fd, &mut msg, 0);
+                let mut stamp = None;
+                let mut c = libc::CMSG_FIRSTHDR(&msg);
+                while !c.is_null() {
+                    if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == SO_TIMESTAMPNS {
+                        let ts = std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
+                        stamp = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+                    }
+                    c = libc::CMSG_NXTHDR(&msg, c);
+                }
+                (n, addr.sll_pkttype, stamp)
             };
             if n < 0 {
                 let e = io::Error::last_os_error();
                 return if e.kind() == io::ErrorKind::WouldBlock { Ok(None) } else { Err(e) };
             }
             if kind != libc::PACKET_OUTGOING {
-                return Ok(Some(n as usize));
+                return Ok(Some((n as usize, stamp.unwrap_or_else(realtime_ns))));
             }
         }
     }
@@ -185,11 +209,15 @@ pub fn run(
     // SAFETY: prctl on the calling thread; 1 ns of slack makes its sleeps end on time.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1u64, 0u64, 0u64, 0u64) };
     let start = Instant::now();
+    // The kernel stamps frames on the real-time clock: where the run's time zero falls on it.
+    let zero_realtime = realtime_ns().saturating_sub(start.elapsed().as_nanos() as u64);
     let clock = || SimTime::from_ps(start.elapsed().as_nanos() as u64 * 1000);
     let mut report =
         WireReport { lateness: vec![Lateness::default(); attach.len()], ..WireReport::default() };
     let mut buf = vec![0u8; 65_536 + ETH_HEADER];
     let mut out: Vec<Departure> = Vec::new();
+    let mut arrived: Vec<(SimTime, usize, Vec<u8>)> = Vec::new();
+    let mut ran_to = SimTime::ZERO;
     let mut fds: Vec<libc::pollfd> =
         sockets.iter().map(|s| libc::pollfd { fd: s.fd, events: libc::POLLIN, revents: 0 }).collect();
     loop {
@@ -198,16 +226,30 @@ pub fn run(
             report.ended_at = now;
             return Ok(report);
         }
-        for (a, s) in attach.iter().zip(&sockets) {
-            while let Some(n) = s.recv(&mut buf)? {
+        for (i, s) in sockets.iter().enumerate() {
+            while let Some((n, stamp)) = s.recv(&mut buf)? {
                 report.frames_in += 1;
-                let ip = n > ETH_HEADER && buf[12..14] == ETH_P_IP.to_be_bytes();
-                if !ip || router.receive(clock(), a.host, &buf[ETH_HEADER..n]).is_err() {
+                let at = SimTime::from_ps(stamp.saturating_sub(zero_realtime) * 1000);
+                report.read_late.late_ns.push(clock().ps().saturating_sub(at.ps()) / 1000);
+                if n > ETH_HEADER && buf[12..14] == ETH_P_IP.to_be_bytes() {
+                    arrived.push((at, i, buf[ETH_HEADER..n].to_vec()));
+                } else {
                     report.ignored += 1;
                 }
             }
         }
-        router.advance(clock(), &mut out);
+        // In the order the kernel took them, each at its time (never before what has run).
+        arrived.sort_by_key(|a| a.0);
+        for (at, i, datagram) in arrived.drain(..) {
+            let at = at.max(ran_to);
+            router.advance(at, &mut out);
+            ran_to = at;
+            if router.receive(at, attach[i].host, &datagram).is_err() {
+                report.ignored += 1;
+            }
+        }
+        ran_to = clock();
+        router.advance(ran_to, &mut out);
         for d in out.drain(..) {
             let Some(i) = by_host(d.host) else {
                 report.ignored += 1;
@@ -230,6 +272,17 @@ pub fn run(
         // SAFETY: ppoll on descriptors we own, a timeout we own, no signal mask.
         unsafe { libc::ppoll(fds.as_mut_ptr(), fds.len() as u64, &ts, std::ptr::null()) };
     }
+}
+
+fn clock_ns(id: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime into a timespec we own.
+    unsafe { libc::clock_gettime(id, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+fn realtime_ns() -> u64 {
+    clock_ns(libc::CLOCK_REALTIME)
 }
 
 /// Sleep until `CLOCK_MONOTONIC` reads `t` seconds.

@@ -153,6 +153,7 @@ pub fn emulate_network<'py>(
         .map(|(a, l)| (a.host.0, l.late_ns.len(), l.quantile(0.5), l.quantile(0.99)))
         .collect();
     out.set_item("lateness", lateness)?;
+    out.set_item("read_late", (report.read_late.quantile(0.5), report.read_late.quantile(0.99)))?;
     out.set_item("frames_in", report.frames_in)?;
     out.set_item("frames_out", report.frames_out)?;
     out.set_item("ignored", report.ignored)?;

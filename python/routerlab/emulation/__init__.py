@@ -348,6 +348,7 @@ def _summary(
         "emulation": {
             "run_id": run_id,
             "timing_error": lateness,
+            "read_delay": dict(zip(("median_s", "p99_s"), report["read_late"], strict=True)),
             "timing_bound_s": TIMING_BOUND_S,
             "timing_within_bound": within,
             "frames_in": report["frames_in"],
