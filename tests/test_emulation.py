@@ -197,17 +197,33 @@ def _running(pid: str, wait: float = 5.0) -> bool:
     return True
 
 
+@needs_netns
+def test_on_off_clients_send_one_flow_at_a_time_each_delivered_intact(tmp_path):
+    on_off = 'kind = "on_off"\nsize = "20KB"\noff = "0.1s"'
+    s, flows, _ = emulate(tmp_path, dumbbell('{ kind = "droptail", limit = "20pkts" }', on_off))
+    assert s["emulation"]["flows_not_intact"] == []
+    done = [f for f in flows["fct_s"] if f is not None]
+    assert len(done) >= 2 * 10, "two clients, a flow every 0.1 s and some"
+    by_client: dict[str, list[tuple[float, float]]] = {}
+    for src, start, fct in zip(flows["src"], flows["start_s"], flows["fct_s"], strict=True):
+        if fct is not None:
+            by_client.setdefault(src, []).append((start, start + fct))
+    for spans in by_client.values():
+        for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+            assert start >= end + 0.1 - 0.01, "off for 0.1 s after each delivery"
+
+
 def test_what_needs_modified_endpoints_is_refused_with_the_reason():
     ka = dumbbell(
         '{ kind = "droptail", limit = "20pkts" }', 'kind = "bulk"', transport='cc = "kick-ass"'
     )
     with pytest.raises(emulation.EmulationError, match="endpoint part"):
         emulation.plan(ka)
-    on_off = dumbbell(
-        '{ kind = "droptail", limit = "20pkts" }', 'kind = "on_off"\nsize = "10KB"\noff = "1s"'
+    web = (
+        'kind = "web"\nclients = ["s0"]\nservers = ["r0"]\nobjects = 2\nsize = "10KB"\nthink = "1s"'
     )
     with pytest.raises(emulation.EmulationError, match="not emulated yet"):
-        emulation.plan(on_off)
+        emulation.plan(dumbbell('{ kind = "droptail", limit = "20pkts" }', web))
 
 
 def test_the_plan_lists_each_flow_with_its_linux_congestion_control():

@@ -5,12 +5,16 @@
 //! forwarding ([`crate::router`]); the hosts are Linux's, so what needs modified endpoints is
 //! refused: a controller with an endpoint part (Kick-Ass's and RCP's senders), endpoints that
 //! answer cut segments (CP's), host shims (the super-packet sender, the DUPACK agent), MPTCP.
-//! Workloads: the flows known before the run (bulk and fixed-size, with start times), and
-//! incasts whose connections open before the rounds (`connect = "first"`); the other generated
-//! ones (web, on-off, CBR, incast with a connection per block) are not emulated yet. Links run at most
+//! Workloads: the flows known before the run (bulk and fixed-size, with start times), incasts
+//! whose connections open before the rounds (`connect = "first"`), and on-off clients, whose
+//! off times and sizes are drawn here from the workload's distributions and its own random
+//! stream (the same distributions as the simulator's, drawn in client order rather than the
+//! simulator's event order); web, CBR and incasts with a connection per block are not
+//! emulated yet. Links run at most
 //! [`MAX_RATE`]: one user-space loop keeps every link's schedule, and its wake-ups take tens of
 //! microseconds, a 1500-byte packet's time at a few hundred Mbit/s.
 
+use routerlab::rng::{SimRng, StreamId};
 use routerlab::sim::SimSpec;
 use routerlab::tcp::TcpConfig;
 use routerlab::tcp::cc::CcConfig;
@@ -64,6 +68,21 @@ pub struct PlannedIncast {
     pub tcp: LinuxTcp,
 }
 
+/// On-off clients: each waits an off time, sends one flow, and once it is delivered waits
+/// again; `draws[c]` is client `c`'s sequence of (off time, size), as far as the run can reach.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedOnOff {
+    pub group: String,
+    pub clients: Vec<(u32, u32)>,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
+    pub draws: Vec<Vec<(SimTime, u64)>>,
+    pub tcp: LinuxTcp,
+}
+
+/// The most flows drawn for one on-off client (its off times bound how many the run can hold).
+pub const MAX_ON_OFF_FLOWS: usize = 100_000;
+
 /// The hosts' part of a scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
@@ -72,6 +91,7 @@ pub struct Plan {
     pub duration: SimTime,
     pub flows: Vec<PlannedFlow>,
     pub incasts: Vec<PlannedIncast>,
+    pub on_offs: Vec<PlannedOnOff>,
 }
 
 /// How `t` maps to Linux's TCP, or why it cannot (`what` names the connection).
@@ -113,6 +133,7 @@ pub fn plan(spec: &SimSpec, host_names: Vec<String>) -> Result<Plan, Vec<String>
         );
     }
     let mut incasts = Vec::new();
+    let mut on_offs = Vec::new();
     for (w, g) in &spec.generators {
         let group = spec.groups.get(*w as usize).cloned().unwrap_or_default();
         match g {
@@ -133,12 +154,42 @@ pub fn plan(spec: &SimSpec, host_names: Vec<String>) -> Result<Plan, Vec<String>
                     Err(e) => why.extend(e),
                 }
             }
+            Generator::OnOff(g) => match linux_tcp(&g.tcp, &format!("workload {group}")) {
+                Ok(tcp) => {
+                    let mut rng = SimRng::new(spec.seed, StreamId::Workload(*w));
+                    let end = g.stop.unwrap_or(spec.duration).min(spec.duration);
+                    let draws = g
+                        .clients
+                        .iter()
+                        .map(|_| {
+                            let mut at = g.start;
+                            let mut seq = Vec::new();
+                            while at < end && seq.len() < MAX_ON_OFF_FLOWS {
+                                let off = SimTime::from_secs_f64_bounded(g.off.sample(&mut rng));
+                                let size = (g.size.sample(&mut rng).round() as u64).max(1);
+                                at += off;
+                                seq.push((off, size));
+                            }
+                            seq
+                        })
+                        .collect();
+                    on_offs.push(PlannedOnOff {
+                        group,
+                        clients: g.clients.iter().map(|(s, d)| (s.0, d.0)).collect(),
+                        start: g.start,
+                        stop: g.stop,
+                        draws,
+                        tcp,
+                    });
+                }
+                Err(e) => why.extend(e),
+            },
             Generator::Incast(_) => why.push(format!(
                 "workload {group}: an incast with a connection per block (connect = \"burst\") is not emulated \
                  yet; connect = \"first\" is"
             )),
             _ => why.push(format!(
-                "workload {group}: generated workloads other than incast (web, on-off, CBR) are not emulated yet"
+                "workload {group}: web and CBR workloads are not emulated yet"
             )),
         }
     }
@@ -170,7 +221,14 @@ pub fn plan(spec: &SimSpec, host_names: Vec<String>) -> Result<Plan, Vec<String>
         }
     }
     if why.is_empty() {
-        Ok(Plan { hosts: host_names.len() as u32, host_names, duration: spec.duration, flows, incasts })
+        Ok(Plan {
+            hosts: host_names.len() as u32,
+            host_names,
+            duration: spec.duration,
+            flows,
+            incasts,
+            on_offs,
+        })
     } else {
         Err(why)
     }

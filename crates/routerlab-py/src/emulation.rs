@@ -79,6 +79,23 @@ pub fn emulation_plan<'py>(
         incasts.append(row)?;
     }
     d.set_item("incasts", incasts)?;
+    let on_offs = pyo3::types::PyList::empty(py);
+    for g in &p.on_offs {
+        let row = PyDict::new(py);
+        row.set_item("group", &g.group)?;
+        row.set_item("clients", &g.clients)?;
+        row.set_item("start_s", g.start.as_secs_f64())?;
+        row.set_item("stop_s", g.stop.map(|t| t.as_secs_f64()))?;
+        let draws: Vec<Vec<(f64, u64)>> = g
+            .draws
+            .iter()
+            .map(|c| c.iter().map(|(off, size)| (off.as_secs_f64(), *size)).collect())
+            .collect();
+        row.set_item("draws", draws)?;
+        tcp(&row, &g.tcp)?;
+        on_offs.append(row)?;
+    }
+    d.set_item("on_offs", on_offs)?;
     d.set_item("flows", flows)?;
     Ok(d)
 }

@@ -89,7 +89,15 @@ def _check_congestion_control(p: dict) -> None:
 
 def _host_plans(p: dict, t0: float, until: float, seed: int) -> list[dict]:
     plans = [
-        {"until": until, "servers": [], "clients": [], "aggregators": [], "responders": []}
+        {
+            "until": until,
+            "servers": [],
+            "clients": [],
+            "aggregators": [],
+            "responders": [],
+            "on_off_servers": [],
+            "on_off_clients": [],
+        }
         for _ in range(p["hosts"])
     ]
     for i, f in enumerate(p["flows"]):
@@ -133,11 +141,27 @@ def _host_plans(p: dict, t0: float, until: float, seed: int) -> list[dict]:
                     "cc": ic["cc"],
                 }
             )
+    for k, oo in enumerate(p["on_offs"]):
+        for c, ((src, dst), draws) in enumerate(zip(oo["clients"], oo["draws"], strict=True)):
+            port = 6000 + 100 * k + c
+            plans[dst]["on_off_servers"].append({"on_off": k, "client": c, "port": port})
+            plans[src]["on_off_clients"].append(
+                {
+                    "on_off": k,
+                    "client": c,
+                    "dst": host_address(dst),
+                    "port": port,
+                    "start": t0 + oo["start_s"],
+                    "stop": None if oo["stop_s"] is None else t0 + oo["stop_s"],
+                    "draws": draws,
+                    "cc": oo["cc"],
+                }
+            )
     return plans
 
 
 def _sysctls(p: dict) -> dict[str, str]:
-    conns = p["flows"] + p["incasts"]
+    conns = p["flows"] + p["incasts"] + p["on_offs"]
     ecn = any(f["ecn"] for f in conns)
     sack = all(f["sack"] for f in conns)
     return {
@@ -194,7 +218,7 @@ def _run(
     )
     hosts = []
     for i, hp in enumerate(_host_plans(p, t0, t0 + duration, p["seed"])):
-        if not any(hp[k] for k in ("servers", "clients", "aggregators", "responders")):
+        if not any(v for k, v in hp.items() if k != "until"):
             hosts.append(None)
             continue
         (work / f"h{i}.in").write_text(json.dumps(hp))
@@ -270,11 +294,38 @@ def _flow_rows(p: dict, hosts: list[dict], t0: float) -> list[dict]:
                     "timeouts": sent.get("timeouts"),
                 }
             )
+    for k, oo in enumerate(p["on_offs"]):
+        for c, (src, dst) in enumerate(oo["clients"]):
+            sent = hosts[src].get(f"onoff{k}.{c}.client", [])
+            got = hosts[dst].get(f"onoff{k}.{c}.server", [])
+            for n, flow in enumerate(sent):
+                g = got[n] if n < len(got) else {}
+                received = g.get("received", 0)
+                done = received >= flow["size"] and g.get("last") is not None
+                fct = g["last"] - flow["opened"] if done else None
+                rows.append(
+                    {
+                        "flow_id": len(rows),
+                        "group": oo["group"],
+                        "protocol": "tcp",
+                        "src": p["host_names"][src],
+                        "dst": p["host_names"][dst],
+                        "size_bytes": flow["size"],
+                        "start_s": flow["opened"] - t0,
+                        "fct_s": fct,
+                        "bytes_acked": flow.get("bytes_acked"),
+                        "bytes_delivered": received,
+                        "goodput_bps": received * 8 / fct if fct else 0.0,
+                        "retransmissions": flow.get("retransmissions"),
+                        "timeouts": flow.get("timeouts"),
+                    }
+                )
     return rows
 
 
-def _transfer_rows(p: dict, hosts: list[dict], t0: float) -> list[dict]:
-    """Every incast block: its round's start (the request), and when its last byte came."""
+def _transfer_rows(p: dict, hosts: list[dict], t0: float, flows: list[dict]) -> list[dict]:
+    """Every incast block (from its round's start, the request, to its last byte) and every
+    on-off flow."""
     rows = []
     first_flow = len(p["flows"])
     for k, ic in enumerate(p["incasts"]):
@@ -294,6 +345,32 @@ def _transfer_rows(p: dict, hosts: list[dict], t0: float) -> list[dict]:
                     }
                 )
         first_flow += len(ic["senders"])
+    return rows + _on_off_transfers(p, flows, len(rows))
+
+
+def _on_off_transfers(p: dict, flows: list[dict], first_id: int) -> list[dict]:
+    """An on-off flow is one transfer: its size, from its start to its last byte."""
+    groups = {oo["group"] for oo in p["on_offs"]}
+    seq: dict[str, int] = {}
+    rows = []
+    for f in flows:
+        if f["group"] not in groups:
+            continue
+        key = f"{f['group']}/{f['src']}/{f['dst']}"
+        n = seq.get(key, 0)
+        seq[key] = n + 1
+        fct = f["fct_s"]
+        rows.append(
+            {
+                "transfer_id": first_id + len(rows),
+                "flow_id": f["flow_id"],
+                "group": f["group"],
+                "seq": n,
+                "size_bytes": f["size_bytes"],
+                "start_s": f["start_s"],
+                "end_s": None if fct is None else f["start_s"] + fct,
+            }
+        )
     return rows
 
 
@@ -319,6 +396,16 @@ def _intact(p: dict, hosts: list[dict]) -> list[int]:
             if n and agg["sha256"][str(i)] != stream_digest(n):
                 bad.append(first_flow + i)
         first_flow += len(ic["senders"])
+    n_flow = first_flow
+    for k, oo in enumerate(p["on_offs"]):
+        for c, (src, dst) in enumerate(oo["clients"]):
+            sent = hosts[src].get(f"onoff{k}.{c}.client", [])
+            got = hosts[dst].get(f"onoff{k}.{c}.server", [])
+            for n in range(len(sent)):
+                g = got[n] if n < len(got) else {}
+                if g.get("received") and g["sha256"] != stream_digest(g["received"]):
+                    bad.append(n_flow + n)
+            n_flow += len(sent)
     return bad
 
 
@@ -402,7 +489,7 @@ def emulate(
             write_json(d.path / "summary.json", summary)
             write_table(d.path, "flows", flows)
             write_table(d.path, "links", links)
-            transfers = _transfer_rows(p, hosts, t0)
+            transfers = _transfer_rows(p, hosts, t0, rows)
             if transfers:
                 write_table(
                     d.path,

@@ -282,6 +282,67 @@ def respond(rs: dict, until: float, out: dict, ready: threading.Barrier) -> None
     out[f"incast{rs['incast']}.{rs['index']}"] = {"sent": sent, **info}
 
 
+def on_off_serve(oo: dict, until: float, out: dict, ready: threading.Barrier) -> None:
+    """An on-off client's server: its flows one after another, each read to its end."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("0.0.0.0", oo["port"]))
+    listener.listen(1)
+    ready.wait()
+    flows = []
+    while (left := until - time.monotonic()) > 0:
+        listener.settimeout(left)
+        try:
+            conn, _ = listener.accept()
+        except (TimeoutError, OSError):
+            break
+        got, last, digest = 0, None, hashlib.sha256()
+        conn.settimeout(max(0.05, until - time.monotonic()))
+        try:
+            while data := conn.recv(CHUNK):
+                got += len(data)
+                last = time.monotonic()
+                digest.update(data)
+        except (TimeoutError, OSError):
+            pass
+        conn.close()
+        flows.append({"received": got, "last": last, "sha256": digest.hexdigest()})
+    out[f"onoff{oo['on_off']}.{oo['client']}.server"] = flows
+
+
+def on_off_send(oo: dict, until: float, out: dict, ready: threading.Barrier) -> None:
+    """An on-off client: off, a flow, its delivery (the server's close), off again."""
+    ready.wait()
+    flows, at = [], oo["start"]
+    for off, size in oo["draws"]:
+        at += off
+        if at >= until or (oo["stop"] is not None and at >= oo["stop"]):
+            break
+        sleep_until(at)
+        opened = time.monotonic()
+        s = socket.socket()
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, oo["cc"].encode())
+        info: dict = {}
+        try:
+            s.settimeout(max(0.05, until - time.monotonic()))
+            s.connect((oo["dst"], oo["port"]))
+            sent = 0
+            while sent < size:
+                n = min(CHUNK, size - sent)
+                s.sendall(pattern(sent, n))
+                sent += n
+            s.shutdown(socket.SHUT_WR)
+            s.recv(1)  # the server's close: everything was delivered
+            info = tcp_info(s)
+        except OSError as e:
+            info = {**info, "error": str(e)}
+        finally:
+            s.close()
+        flows.append({"opened": opened, "size": size, **info})
+        at = time.monotonic()
+    out[f"onoff{oo['on_off']}.{oo['client']}.client"] = flows
+
+
 def main(plan_path: str, out_path: str) -> None:
     with open(plan_path) as f:
         plan = json.load(f)
@@ -291,6 +352,8 @@ def main(plan_path: str, out_path: str) -> None:
     jobs = [(serve, f) for f in plan["servers"]] + [(send, f) for f in plan["clients"]]
     jobs += [(aggregate, a) for a in plan.get("aggregators", [])]
     jobs += [(respond, r) for r in plan.get("responders", [])]
+    jobs += [(on_off_serve, o) for o in plan.get("on_off_servers", [])]
+    jobs += [(on_off_send, o) for o in plan.get("on_off_clients", [])]
     ready = threading.Barrier(len(jobs) + 1)
     for target, job in jobs:
         threads.append(threading.Thread(target=target, args=(job, until, results, ready)))
