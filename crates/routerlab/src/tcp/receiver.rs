@@ -183,7 +183,8 @@ impl Receiver {
         }
         let end = seq + len;
         let need = if end + fin as u64 <= self.rcv_nxt {
-            self.on_duplicate(seq, end);
+            // A bare FIN's copy is its sequence number: in a block only with `sack_fin`.
+            self.on_duplicate(seq, end + (fin && self.sack_fin) as u64);
             AckNeed::Now
         } else if seq > self.rcv_nxt {
             let before = self.ooo_bytes;
@@ -315,7 +316,7 @@ impl Receiver {
     /// with D-SACK.
     fn on_duplicate(&mut self, seq: u64, end: u64) {
         self.dup_segments += 1;
-        if self.dsack {
+        if self.dsack && end > seq {
             (self.dsack_owed, self.dsack_block) = (true, SackBlock { left: seq, right: end });
         }
     }
@@ -586,6 +587,25 @@ mod tests {
         off.on_segment(SimTime(0), 1, 100, false, false, false);
         off.on_segment(SimTime(0), 1, 100, false, false, false);
         assert!(dsack_blocks(&off).is_empty(), "without D-SACK");
+    }
+
+    /// A second copy of a bare FIN (a resent FIN the first copy of which arrived) is a
+    /// duplicate of one sequence number: D-SACKed as that number where SACK blocks cover the
+    /// FIN, else not D-SACKed at all; never as an empty block, which would end the list.
+    #[test]
+    fn a_duplicate_bare_fin_is_dsacked_as_its_sequence_number_or_not_at_all() {
+        for sack_fin in [true, false] {
+            let mut r = rx(None).with_dsack(true).with_sack_fin(sack_fin);
+            r.on_segment(SimTime(0), 1, 100, false, false, false);
+            r.on_segment(SimTime(0), 101, 0, true, false, false);
+            r.on_ack_sent(0);
+            assert_eq!(r.on_segment(SimTime(0), 101, 0, true, false, false), AckNeed::Now);
+            assert_eq!(r.dup_segments, 1);
+            let mut list = SackList::new();
+            r.push_dsack_blocks(&mut list, 3);
+            let expected: &[SackBlock] = if sack_fin { &[SackBlock { left: 101, right: 102 }] } else { &[] };
+            assert_eq!(list.as_slice(), expected, "sack_fin {sack_fin}");
+        }
     }
 
     #[test]
