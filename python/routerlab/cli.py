@@ -482,6 +482,13 @@ def add_backend_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_seed_out_force(parser: argparse.ArgumentParser, default_out: str) -> None:
+    """--seed N, --out DIR (default ``default_out``) and --force."""
+    parser.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed")
+    parser.add_argument("--out", metavar="DIR", help=f"result directory (default: {default_out})")
+    parser.add_argument("--force", action="store_true", help="replace what an --out DIR holds")
+
+
 def _scenario_valid(path: Path) -> bool:
     """Whether the scenario file reads and checks; its problems printed if not."""
     try:
@@ -609,18 +616,15 @@ def build_parser() -> argparse.ArgumentParser:
             late each datagram arrived against its ideal schedule) and whether it stayed
             within the bound. Needs root (CAP_NET_ADMIN). Mechanisms that need modified
             endpoints (Kick-Ass's and RCP's senders, CP's endpoints, super-packets' sender,
-            the DUPACK agent, MPTCP) are refused, as are generated workloads for now.
+            the DUPACK agent, MPTCP) are refused, as are web and CBR workloads for now
+            (bulk and fixed flows, incasts and on-off clients run).
             Everything a run makes is named with its id and removed when it ends;
             --cleanup removes what a run killed outright left."""
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     e.add_argument("scenario", metavar="SCENARIO", nargs="?", help="scenario file (TOML)")
-    e.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed")
-    e.add_argument(
-        "--out", metavar="DIR", help="result directory (default: results/<stem>-emulated)"
-    )
-    e.add_argument("--force", action="store_true", help="replace what an --out DIR holds")
+    _add_seed_out_force(e, "results/<stem>-emulated")
     e.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
     e.add_argument(
         "--cleanup", action="store_true", help="remove the namespaces of runs killed outright"
@@ -636,18 +640,15 @@ def build_parser() -> argparse.ArgumentParser:
             Run SCENARIO in the simulator and in the emulator (routerlab emulate) with the same
             seed, and write into DIR (default results/<scenario stem>-compared): sim/ and emu/
             (each run's results), compare.csv and compare.md (goodput, Jain index, drops,
-            retransmissions, timeouts, FCT mean and p99: simulated, emulated, their ratio) and
+            retransmissions, timeouts, FCT and transfer time mean and p99: simulated,
+            emulated, their ratio) and
             compare.png (the ratios). The emulator's conditions apply: root, and no mechanism
             that needs modified endpoints."""
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("scenario", metavar="SCENARIO", help="scenario file (TOML)")
-    c.add_argument("--seed", type=int, metavar="N", help="override the scenario's seed")
-    c.add_argument(
-        "--out", metavar="DIR", help="result directory (default: results/<stem>-compared)"
-    )
-    c.add_argument("--force", action="store_true", help="replace what an --out DIR holds")
+    _add_seed_out_force(c, "results/<stem>-compared")
     c.set_defaults(func=cmd_compare)
 
     v = sub.add_parser(

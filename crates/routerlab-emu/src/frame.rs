@@ -25,11 +25,12 @@ use std::collections::HashMap;
 
 use etherparse::{Ipv4HeaderSlice, TcpHeaderSlice, TcpOptionElement};
 use routerlab::ids::{ConnId, EpId, HostId};
+use routerlab::net::packet::PROTO_UDP;
 use routerlab::net::packet::{
     FlowKey, IPV4_HEADER_BYTES, Ipv4Header, MetaFlags, PROTO_TCP, Packet, PacketMeta, SackBlock, SackList,
     TcpFlags, TcpSegment, flow_hash,
 };
-use routerlab::net::pcap::{CUT_BIT, checksum, host_addr, ipv4_header};
+use routerlab::net::pcap::{CUT_BIT, checksum, host_addr, ipv4_header, pseudo_header_sum};
 
 /// Why a datagram could not be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,7 +137,7 @@ impl Decoder {
         let flags = TcpFlags(header[13]);
         let syn = flags.has(TcpFlags::SYN);
         let seq = tcp.sequence_number();
-        let own = *self
+        let own = self
             .spaces
             .entry(key)
             .and_modify(|s| {
@@ -146,7 +147,7 @@ impl Decoder {
             })
             .or_insert(SeqSpace { isn: if syn { seq } else { seq.wrapping_sub(1) }, high: 0 });
         let seq = own.unwrap(seq);
-        self.spaces.get_mut(&key).unwrap().high = own.high.max(seq);
+        own.high = own.high.max(seq);
         let ack_raw = tcp.acknowledgment_number();
         let peer = flags.has(TcpFlags::ACK).then(|| {
             *self.spaces.entry(key.reversed()).or_insert(SeqSpace { isn: ack_raw.wrapping_sub(1), high: 0 })
@@ -195,28 +196,45 @@ pub fn encode(p: &Packet, original: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&ipv4_header(&p.ip, addr(12), addr(16)));
     let payload = &original[IPV4_HEADER_BYTES as usize..];
     if p.ip.protocol == PROTO_TCP && p.has_l4_header() && p.tcp.cut {
-        out.extend_from_slice(&cut_segment(payload, len, &original[12..20]));
+        out.extend_from_slice(&cut_segment(payload, len));
+        set_transport_checksum(&mut out);
     } else {
         out.extend_from_slice(&payload[start..start + len]);
     }
     out
 }
 
-/// A segment cut to its TCP header: the original header with the cut mark, zeros to `len`
-/// bytes, and the checksum for those bytes (`addrs`: source and destination).
-fn cut_segment(segment: &[u8], len: usize, addrs: &[u8]) -> Vec<u8> {
+/// A segment cut to its TCP header: the original header with the cut mark, then zeros to
+/// `len` bytes (its checksum is the caller's to set).
+fn cut_segment(segment: &[u8], len: usize) -> Vec<u8> {
     let header_len = usize::from(segment[12] >> 4) * 4;
     let mut t = vec![0u8; len.max(header_len)];
     t[..header_len].copy_from_slice(&segment[..header_len]);
     t[12] |= CUT_BIT;
-    t[16..18].copy_from_slice(&[0, 0]);
-    let mut pseudo = addrs.to_vec();
-    pseudo.extend_from_slice(&[0, PROTO_TCP]);
-    pseudo.extend_from_slice(&(t.len() as u16).to_be_bytes());
-    let initial = pseudo.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], c[1]]))).sum();
-    let c = checksum(&t, initial);
-    t[16..18].copy_from_slice(&c.to_be_bytes());
     t
+}
+
+/// Compute an unfragmented datagram's TCP or UDP checksum afresh, in place (no options in its
+/// IP header, as [`Decoder::decode`] takes them).
+pub fn set_transport_checksum(d: &mut [u8]) {
+    let ihl = usize::from(d[0] & 0x0f) * 4;
+    let fragment = u16::from_be_bytes([d[6], d[7]]) & 0x3fff != 0;
+    let at = match d[9] {
+        PROTO_TCP => 16,
+        PROTO_UDP => 6,
+        _ => return,
+    };
+    if fragment || d.len() < ihl + at + 2 {
+        return;
+    }
+    d[ihl + at..ihl + at + 2].copy_from_slice(&[0, 0]);
+    let addr = |at: usize| -> [u8; 4] { d[at..at + 4].try_into().expect("4 bytes") };
+    let initial = pseudo_header_sum(addr(12), addr(16), d[9], (d.len() - ihl) as u16);
+    let mut c = checksum(&d[ihl..], initial);
+    if d[9] == PROTO_UDP && c == 0 {
+        c = 0xffff; // RFC 768: a computed zero is sent as all ones
+    }
+    d[ihl + at..ihl + at + 2].copy_from_slice(&c.to_be_bytes());
 }
 
 #[cfg(test)]

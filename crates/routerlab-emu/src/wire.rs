@@ -21,10 +21,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use routerlab::ids::HostId;
-use routerlab::net::packet::{PROTO_TCP, PROTO_UDP};
-use routerlab::net::pcap::checksum;
 use routerlab::units::SimTime;
 
+use crate::frame::set_transport_checksum;
 use crate::router::{Departure, Router};
 
 /// A host's interface, as the router's end of its veth pair.
@@ -44,12 +43,16 @@ pub struct Lateness {
 }
 
 impl Lateness {
-    /// The `q` quantile (0 to 1) of the lateness, in seconds; None before anything was sent.
-    pub fn quantile(&self, q: f64) -> Option<f64> {
+    /// The median and the 99th percentile of the lateness, in seconds; None before anything
+    /// was sent.
+    pub fn median_p99(&self) -> (Option<f64>, Option<f64>) {
         let mut v = self.late_ns.clone();
         v.sort_unstable();
-        let i = ((v.len() as f64 - 1.0) * q).round() as usize;
-        v.get(i).map(|&ns| ns as f64 * 1e-9)
+        let at = |q: f64| {
+            let i = ((v.len() as f64 - 1.0) * q).round() as usize;
+            v.get(i).map(|&ns| ns as f64 * 1e-9)
+        };
+        (at(0.5), at(0.99))
     }
 }
 
@@ -165,31 +168,6 @@ impl Drop for RawSocket {
     }
 }
 
-/// Recompute an unfragmented datagram's TCP or UDP checksum in place.
-pub fn fix_transport_checksum(d: &mut [u8]) {
-    let ihl = usize::from(d[0] & 0x0f) * 4;
-    let fragment = u16::from_be_bytes([d[6], d[7]]) & 0x3fff != 0;
-    let at = match d[9] {
-        PROTO_TCP => 16,
-        PROTO_UDP => 6,
-        _ => return,
-    };
-    if fragment || d.len() < ihl + at + 2 {
-        return;
-    }
-    let len = d.len() - ihl;
-    d[ihl + at..ihl + at + 2].copy_from_slice(&[0, 0]);
-    let mut pseudo = d[12..20].to_vec();
-    pseudo.extend_from_slice(&[0, d[9]]);
-    pseudo.extend_from_slice(&(len as u16).to_be_bytes());
-    let initial = pseudo.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], c[1]]))).sum();
-    let mut c = checksum(&d[ihl..], initial);
-    if d[9] == PROTO_UDP && c == 0 {
-        c = 0xffff;
-    }
-    d[ihl + at..ihl + at + 2].copy_from_slice(&c.to_be_bytes());
-}
-
 /// Move the hosts' frames through `router` until `until` (router time) or `stop`. The sockets
 /// are bound first; the router's time zero is then `start` (`CLOCK_MONOTONIC` seconds, the
 /// hosts' clock too) if given, else at once.
@@ -216,6 +194,7 @@ pub fn run(
         WireReport { lateness: vec![Lateness::default(); attach.len()], ..WireReport::default() };
     let mut buf = vec![0u8; 65_536 + ETH_HEADER];
     let mut out: Vec<Departure> = Vec::new();
+    let mut frame: Vec<u8> = Vec::with_capacity(buf.len());
     let mut arrived: Vec<(SimTime, usize, Vec<u8>)> = Vec::new();
     let mut ran_to = SimTime::ZERO;
     let mut fds: Vec<libc::pollfd> =
@@ -255,12 +234,12 @@ pub fn run(
                 report.ignored += 1;
                 continue;
             };
-            let mut frame = Vec::with_capacity(ETH_HEADER + d.bytes.len());
+            frame.clear();
             frame.extend_from_slice(&attach[i].host_mac);
             frame.extend_from_slice(&attach[i].own_mac);
             frame.extend_from_slice(&ETH_P_IP.to_be_bytes());
             frame.extend_from_slice(&d.bytes);
-            fix_transport_checksum(&mut frame[ETH_HEADER..]);
+            set_transport_checksum(&mut frame[ETH_HEADER..]);
             sockets[i].send(&frame)?;
             report.frames_out += 1;
             report.lateness[i].late_ns.push((clock().ps().saturating_sub(d.due.ps())) / 1000);
@@ -291,19 +270,4 @@ fn sleep_until_monotonic(t: f64) {
     // SAFETY: an absolute sleep on the monotonic clock with a timespec we own; EINTR just
     // ends it early, and the loop's clock starts from wherever it ends.
     unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &at, std::ptr::null_mut()) };
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fix_transport_checksum;
-    use crate::testing::{datagram, header};
-
-    #[test]
-    fn a_zeroed_checksum_is_computed_again() {
-        let good = datagram(0, 1, header(7, Some(1), &[]), &[3; 101]);
-        let mut bad = good.clone();
-        bad[36..38].copy_from_slice(&[0, 0]);
-        fix_transport_checksum(&mut bad);
-        assert_eq!(bad, good);
-    }
 }

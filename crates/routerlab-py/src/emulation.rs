@@ -167,10 +167,13 @@ pub fn emulate_network<'py>(
     let lateness: Vec<(u32, usize, Option<f64>, Option<f64>)> = attach
         .iter()
         .zip(&report.lateness)
-        .map(|(a, l)| (a.host.0, l.late_ns.len(), l.quantile(0.5), l.quantile(0.99)))
+        .map(|(a, l)| {
+            let (median, p99) = l.median_p99();
+            (a.host.0, l.late_ns.len(), median, p99)
+        })
         .collect();
     out.set_item("lateness", lateness)?;
-    out.set_item("read_late", (report.read_late.quantile(0.5), report.read_late.quantile(0.99)))?;
+    out.set_item("read_late", report.read_late.median_p99())?;
     out.set_item("frames_in", report.frames_in)?;
     out.set_item("frames_out", report.frames_out)?;
     out.set_item("ignored", report.ignored)?;

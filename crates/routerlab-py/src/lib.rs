@@ -363,6 +363,12 @@ fn ka_indicators() -> Vec<(u32, f64, u32)> {
         .collect()
 }
 
+/// Jain's fairness index of `xs` (None for none), as the simulator's summaries compute it.
+#[pyfunction]
+fn jain_index(xs: Vec<f64>) -> Option<f64> {
+    routerlab::sim::jain_index(&xs)
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     routerlab::VERSION
@@ -409,6 +415,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(peak_heap_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(reset_peak_heap, m)?)?;
     m.add_function(wrap_pyfunction!(load_latency_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(emulation::emulation_plan, m)?)?;
     m.add_function(wrap_pyfunction!(emulation::emulate_network, m)?)?;
     Ok(())

@@ -271,6 +271,7 @@ def _flow_rows(p: dict, hosts: list[dict], t0: float) -> list[dict]:
                 "goodput_bps": received * 8 / span if span > 0 else 0.0,
                 "retransmissions": sent.get("retransmissions"),
                 "timeouts": sent.get("timeouts"),
+                "intact": _intact(got.get("received", 0), got.get("sha256")),
             }
         )
     for k, ic in enumerate(p["incasts"]):
@@ -292,6 +293,8 @@ def _flow_rows(p: dict, hosts: list[dict], t0: float) -> list[dict]:
                     "goodput_bps": received * 8 / span if span > 0 else 0.0,
                     "retransmissions": sent.get("retransmissions"),
                     "timeouts": sent.get("timeouts"),
+                    "intact": _intact(received, agg.get("sha256", {}).get(str(i))),
+                    "incast": (k, i),
                 }
             )
     for k, oo in enumerate(p["on_offs"]):
@@ -318,6 +321,7 @@ def _flow_rows(p: dict, hosts: list[dict], t0: float) -> list[dict]:
                         "goodput_bps": received * 8 / fct if fct else 0.0,
                         "retransmissions": flow.get("retransmissions"),
                         "timeouts": flow.get("timeouts"),
+                        "intact": _intact(received, g.get("sha256")),
                     }
                 )
     return rows
@@ -326,8 +330,8 @@ def _flow_rows(p: dict, hosts: list[dict], t0: float) -> list[dict]:
 def _transfer_rows(p: dict, hosts: list[dict], t0: float, flows: list[dict]) -> list[dict]:
     """Every incast block (from its round's start, the request, to its last byte) and every
     on-off flow."""
+    flow_of = {f["incast"]: f["flow_id"] for f in flows if "incast" in f}
     rows = []
-    first_flow = len(p["flows"])
     for k, ic in enumerate(p["incasts"]):
         agg = hosts[ic["receiver"]].get(f"incast{k}", {})
         for r, rnd in enumerate(agg.get("rounds", [])):
@@ -336,7 +340,7 @@ def _transfer_rows(p: dict, hosts: list[dict], t0: float, flows: list[dict]) -> 
                 rows.append(
                     {
                         "transfer_id": len(rows),
-                        "flow_id": first_flow + i,
+                        "flow_id": flow_of[(k, i)],
                         "group": ic["group"],
                         "seq": r,
                         "size_bytes": ic["block_bytes"],
@@ -344,7 +348,6 @@ def _transfer_rows(p: dict, hosts: list[dict], t0: float, flows: list[dict]) -> 
                         "end_s": None if end is None else end - t0,
                     }
                 )
-        first_flow += len(ic["senders"])
     return rows + _on_off_transfers(p, flows, len(rows))
 
 
@@ -374,39 +377,9 @@ def _on_off_transfers(p: dict, flows: list[dict], first_id: int) -> list[dict]:
     return rows
 
 
-def _jain(xs: list[float]) -> float | None:
-    if not xs:
-        return None
-    s, q = sum(xs), sum(x * x for x in xs)
-    return 1.0 if q == 0 else s * s / (len(xs) * q)
-
-
-def _intact(p: dict, hosts: list[dict]) -> list[int]:
-    """The flows whose bytes did not arrive as sent (in order, unchanged)."""
-    bad = []
-    for i, f in enumerate(p["flows"]):
-        got = hosts[f["dst"]].get(str(i), {})
-        if got.get("received") and got.get("sha256") != stream_digest(got["received"]):
-            bad.append(i)
-    first_flow = len(p["flows"])
-    for k, ic in enumerate(p["incasts"]):
-        agg = hosts[ic["receiver"]].get(f"incast{k}", {})
-        for i in range(len(ic["senders"])):
-            n = agg.get("received", {}).get(str(i), 0)
-            if n and agg["sha256"][str(i)] != stream_digest(n):
-                bad.append(first_flow + i)
-        first_flow += len(ic["senders"])
-    n_flow = first_flow
-    for k, oo in enumerate(p["on_offs"]):
-        for c, (src, dst) in enumerate(oo["clients"]):
-            sent = hosts[src].get(f"onoff{k}.{c}.client", [])
-            got = hosts[dst].get(f"onoff{k}.{c}.server", [])
-            for n in range(len(sent)):
-                g = got[n] if n < len(got) else {}
-                if g.get("received") and g["sha256"] != stream_digest(g["received"]):
-                    bad.append(n_flow + n)
-            n_flow += len(sent)
-    return bad
+def _intact(received: int, sha256: str | None) -> bool:
+    """Whether the bytes a connection delivered are the stream's first ones, unchanged."""
+    return received == 0 or sha256 == stream_digest(received)
 
 
 def _summary(
@@ -427,7 +400,7 @@ def _summary(
         "sim_seconds": duration,
         "goodput_bps": delivered * 8 / duration if duration > 0 else 0.0,
         "drops": int(sum(links.column("drops").to_pylist())) + report["no_route_drops"],
-        "jain_index": _jain([r["goodput_bps"] for r in rows]),
+        "jain_index": _core.jain_index([r["goodput_bps"] for r in rows]),
         "flows": len(rows),
         "flows_completed": sum(r.get("fct_s") is not None for r in rows),
         "retransmissions": sum(r["retransmissions"] or 0 for r in rows),
@@ -441,7 +414,7 @@ def _summary(
             "frames_in": report["frames_in"],
             "frames_out": report["frames_out"],
             "frames_ignored": report["ignored"],
-            "flows_not_intact": _intact(p, hosts),
+            "flows_not_intact": [r["flow_id"] for r in rows if not r["intact"]],
             "hosts": {p["host_names"][i]: h.get("host") for i, h in enumerate(hosts) if h},
         },
     }

@@ -121,75 +121,93 @@ def sleep_until(t: float) -> None:
         time.sleep(min(left, 0.05))
 
 
-def serve(flow: dict, until: float, out: dict, ready: threading.Barrier) -> None:
+def _listener(port: int, backlog: int = 1) -> socket.socket:
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("0.0.0.0", flow["port"]))
-    listener.listen(1)
+    listener.bind(("0.0.0.0", port))
+    listener.listen(backlog)
+    return listener
+
+
+def _connect(dst: str, port: int, cc: str, until: float) -> socket.socket:
+    """A connection to ``dst:port`` with congestion control ``cc``, tried until ``until``."""
+    s = socket.socket()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    s.settimeout(max(0.05, until - time.monotonic()))
+    s.connect((dst, port))
+    return s
+
+
+def _write(s: socket.socket, offset: int, size: int | None, end: float) -> int:
+    """Write the stream's bytes from ``offset`` on, ``size`` of them (None: until ``end``);
+    a write that cannot finish by ``end`` (the window full) is cut off there. Returns how many
+    were written."""
+    done = 0
+    while (size is None or done < size) and (left := end - time.monotonic()) > 0:
+        s.settimeout(left)
+        n = CHUNK if size is None else min(CHUNK, size - done)
+        try:
+            s.sendall(pattern(offset + done, n))
+        except TimeoutError:
+            break
+        done += n
+    return done
+
+
+def _read_to_end(conn: socket.socket, until: float) -> dict:
+    """Read a connection to its end (or ``until``): how much, when the first and last bytes
+    came, and their digest."""
+    got, first, last, digest = 0, None, None, hashlib.sha256()
+    while (left := until - time.monotonic()) > 0:
+        conn.settimeout(min(0.5, left))
+        try:
+            data = conn.recv(CHUNK)
+        except TimeoutError:
+            continue
+        except OSError:
+            break
+        if not data:
+            break
+        last = time.monotonic()
+        first = first if first is not None else last
+        got += len(data)
+        digest.update(data)
+    conn.close()
+    return {"received": got, "first": first, "last": last, "sha256": digest.hexdigest()}
+
+
+def serve(flow: dict, until: float, out: dict, ready: threading.Barrier) -> None:
+    listener = _listener(flow["port"])
     listener.settimeout(max(0.1, until - time.monotonic()))
     ready.wait()
-    got, first, last, digest = 0, None, None, hashlib.sha256()
     try:
         conn, _ = listener.accept()
-        conn.settimeout(0.5)
-        while time.monotonic() < until:
-            try:
-                data = conn.recv(CHUNK)
-            except TimeoutError:
-                continue
-            if not data:
-                break
-            now = time.monotonic()
-            first = first if first is not None else now
-            last = now
-            got += len(data)
-            digest.update(data)
-        conn.close()
     except TimeoutError:
-        pass
-    out[flow["flow"]] = {
-        "received": got,
-        "first": first,
-        "last": last,
-        "sha256": digest.hexdigest(),
-    }
+        out[flow["flow"]] = {"received": 0, "sha256": hashlib.sha256().hexdigest()}
+        return
+    out[flow["flow"]] = _read_to_end(conn, until)
 
 
 def send(flow: dict, until: float, out: dict, ready: threading.Barrier) -> None:
     ready.wait()
     sleep_until(flow["start"])
-    s = socket.socket()
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, flow["cc"].encode())
     end = min(until, flow["stop"] or until)
     sent, opened, info = 0, time.monotonic(), {}
     try:
-        s.settimeout(max(0.05, end - time.monotonic()))
-        s.connect((flow["dst"], flow["port"]))
-        size = flow["size"]
-        while (size is None or sent < size) and (left := end - time.monotonic()) > 0:
-            # A write that cannot finish by the end (the window full) is cut off there.
-            s.settimeout(left)
-            n = CHUNK if size is None else min(CHUNK, size - sent)
-            try:
-                s.sendall(pattern(sent, n))
-            except TimeoutError:
-                break
-            sent += n
+        s = _connect(flow["dst"], flow["port"], flow["cc"], end)
+        try:
+            sent = _write(s, 0, flow["size"], end)
+        finally:
             info = tcp_info(s)
-        info = tcp_info(s)
+            s.close()
     except OSError as e:
         info = {**info, "error": str(e)}
-    finally:
-        s.close()
     out[flow["flow"]] = {"sent": sent, "opened": opened, **info}
 
 
 def aggregate(ic: dict, until: float, out: dict, ready: threading.Barrier) -> None:
     """An incast's receiver: the rounds, each block's end, what each connection delivered."""
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("0.0.0.0", ic["port"]))
-    listener.listen(len(ic["senders"]))
+    listener = _listener(ic["port"], len(ic["senders"]))
     ready.wait()
     n = len(ic["senders"])
     conns: dict[int, socket.socket] = {}
@@ -255,39 +273,29 @@ def respond(rs: dict, until: float, out: dict, ready: threading.Barrier) -> None
     ready.wait()
     sleep_until(rs["open"])
     rng = random.Random(rs["seed"])
-    s = socket.socket()
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, rs["cc"].encode())
     sent, info = 0, {}
     try:
-        s.settimeout(max(0.05, until - time.monotonic()))
-        s.connect((rs["dst"], rs["port"]))
-        s.sendall(struct.pack("!I", rs["index"]))
-        while time.monotonic() < until:
-            s.settimeout(max(0.05, until - time.monotonic()))
-            if s.recv(1) == b"":
-                break
-            if rs["jitter"] > 0:
-                time.sleep(rng.uniform(0, rs["jitter"]))
-            done = 0
-            while done < rs["block"]:
-                n = min(CHUNK, rs["block"] - done)
-                s.sendall(pattern(sent + done, n))
-                done += n
-            sent += done
-            info = tcp_info(s)
+        s = _connect(rs["dst"], rs["port"], rs["cc"], until)
+        try:
+            s.sendall(struct.pack("!I", rs["index"]))
+            while time.monotonic() < until:
+                s.settimeout(max(0.05, until - time.monotonic()))
+                if s.recv(1) == b"":
+                    break
+                if rs["jitter"] > 0:
+                    time.sleep(rng.uniform(0, rs["jitter"]))
+                sent += _write(s, sent, rs["block"], until)
+                info = tcp_info(s)
+        finally:
+            s.close()
     except OSError as e:
         info = {**info, "error": str(e)}
-    finally:
-        s.close()
     out[f"incast{rs['incast']}.{rs['index']}"] = {"sent": sent, **info}
 
 
 def on_off_serve(oo: dict, until: float, out: dict, ready: threading.Barrier) -> None:
     """An on-off client's server: its flows one after another, each read to its end."""
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("0.0.0.0", oo["port"]))
-    listener.listen(1)
+    listener = _listener(oo["port"])
     ready.wait()
     flows = []
     while (left := until - time.monotonic()) > 0:
@@ -296,17 +304,7 @@ def on_off_serve(oo: dict, until: float, out: dict, ready: threading.Barrier) ->
             conn, _ = listener.accept()
         except (TimeoutError, OSError):
             break
-        got, last, digest = 0, None, hashlib.sha256()
-        conn.settimeout(max(0.05, until - time.monotonic()))
-        try:
-            while data := conn.recv(CHUNK):
-                got += len(data)
-                last = time.monotonic()
-                digest.update(data)
-        except (TimeoutError, OSError):
-            pass
-        conn.close()
-        flows.append({"received": got, "last": last, "sha256": digest.hexdigest()})
+        flows.append(_read_to_end(conn, until))
     out[f"onoff{oo['on_off']}.{oo['client']}.server"] = flows
 
 
@@ -320,24 +318,19 @@ def on_off_send(oo: dict, until: float, out: dict, ready: threading.Barrier) -> 
             break
         sleep_until(at)
         opened = time.monotonic()
-        s = socket.socket()
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, oo["cc"].encode())
         info: dict = {}
         try:
-            s.settimeout(max(0.05, until - time.monotonic()))
-            s.connect((oo["dst"], oo["port"]))
-            sent = 0
-            while sent < size:
-                n = min(CHUNK, size - sent)
-                s.sendall(pattern(sent, n))
-                sent += n
-            s.shutdown(socket.SHUT_WR)
-            s.recv(1)  # the server's close: everything was delivered
-            info = tcp_info(s)
+            s = _connect(oo["dst"], oo["port"], oo["cc"], until)
+            try:
+                _write(s, 0, size, until)
+                s.shutdown(socket.SHUT_WR)
+                s.settimeout(max(0.05, until - time.monotonic()))
+                s.recv(1)  # the server's close: everything was delivered
+                info = tcp_info(s)
+            finally:
+                s.close()
         except OSError as e:
             info = {**info, "error": str(e)}
-        finally:
-            s.close()
         flows.append({"opened": opened, "size": size, **info})
         at = time.monotonic()
     out[f"onoff{oo['on_off']}.{oo['client']}.client"] = flows

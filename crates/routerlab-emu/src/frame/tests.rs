@@ -165,3 +165,12 @@ fn what_is_not_a_host_datagram_is_refused_with_the_reason() {
     short.truncate(60);
     assert!(matches!(d.decode(&short, 0), Err(FrameError::Malformed(_))));
 }
+
+#[test]
+fn a_zeroed_checksum_is_computed_again() {
+    let good = datagram(0, 1, header(7, Some(1), &[]), &[3; 101]);
+    let mut bad = good.clone();
+    bad[36..38].copy_from_slice(&[0, 0]);
+    set_transport_checksum(&mut bad);
+    assert_eq!(bad, good);
+}

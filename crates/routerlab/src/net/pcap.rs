@@ -45,6 +45,18 @@ pub fn checksum(words: &[u8], initial: u32) -> u16 {
     !(sum as u16)
 }
 
+/// The partial Internet checksum of a TCP or UDP pseudo-header (RFC 793 §3.1, RFC 768):
+/// the addresses, the protocol, the transport length.
+pub fn pseudo_header_sum(src: [u8; 4], dst: [u8; 4], protocol: u8, len: u16) -> u32 {
+    let word = |b: [u8; 2]| u32::from(u16::from_be_bytes(b));
+    word([src[0], src[1]])
+        + word([src[2], src[3]])
+        + word([dst[0], dst[1]])
+        + word([dst[2], dst[3]])
+        + u32::from(protocol)
+        + u32::from(len)
+}
+
 /// The transport header of the whole datagram (TCP with options, or UDP).
 fn transport_header(p: &Packet) -> Vec<u8> {
     let (src, dst) = (host_addr(p.ip.src.0), host_addr(p.ip.dst.0));
@@ -55,12 +67,7 @@ fn transport_header(p: &Packet) -> Vec<u8> {
         // Unbound (UDP) packets: everything after the IP header of the whole datagram.
         p.ip_len() + p.ip.frag_offset as u32 * 8 - IPV4_HEADER_BYTES
     };
-    let mut pseudo = Vec::with_capacity(12);
-    pseudo.extend_from_slice(&src);
-    pseudo.extend_from_slice(&dst);
-    pseudo.extend_from_slice(&[0, p.ip.protocol]);
-    pseudo.extend_from_slice(&(datagram_payload.min(u16::MAX as u32) as u16).to_be_bytes());
-    let pseudo_sum = pseudo.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).sum::<u32>();
+    let pseudo_sum = pseudo_header_sum(src, dst, p.ip.protocol, datagram_payload.min(u16::MAX as u32) as u16);
     if p.ip.protocol == PROTO_UDP {
         let mut h = vec![0u8; 8];
         h[0..2].copy_from_slice(&20_000u16.to_be_bytes());
@@ -242,11 +249,8 @@ mod tests {
         assert_eq!(bytes.len(), orig as usize);
         assert!(verifies(&bytes[..20], 0));
         let tcp = &bytes[20..];
-        let mut pseudo = Vec::new();
-        pseudo.extend_from_slice(&bytes[12..20]);
-        pseudo.extend_from_slice(&[0, 6]);
-        pseudo.extend_from_slice(&(tcp.len() as u16).to_be_bytes());
-        let ps = pseudo.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]]) as u32).sum::<u32>();
+        let addr = |at: usize| -> [u8; 4] { bytes[at..at + 4].try_into().unwrap() };
+        let ps = pseudo_header_sum(addr(12), addr(16), 6, tcp.len() as u16);
         assert!(verifies(tcp, ps));
         assert_eq!(u32::from_be_bytes(tcp[4..8].try_into().unwrap()), 1461);
         assert_eq!(tcp[12] >> 4, 8, "32-byte header: 20 + NOP NOP + SACK(10)");

@@ -40,7 +40,7 @@ mod wiring;
 
 pub use flows::{Carrier, Connection, Transfer};
 pub use measure::{Histogram, LatencyProbeSpec, MeasureSpec};
-pub use results::{FlowRow, LinkRow, Results, StageRows, Summary, TransferRow};
+pub use results::{FlowRow, LinkRow, Results, StageRows, Summary, TransferRow, jain_index};
 pub use sampling::{FlowSampler, TimeSeries};
 pub use spec::{LinkChange, OutputSpec, SimSpec};
 

@@ -34,6 +34,7 @@ use super::{Carrier, Simulation};
 use crate::units::SimTime;
 use std::collections::HashMap;
 
+use crate::net::flow_epoch::FlowEpoch;
 use crate::net::packet::FlowKey;
 use crate::net::port::Port;
 use crate::qdisc::{DropCause, Qdisc};
@@ -442,13 +443,14 @@ fn flow_epochs(sim: &Simulation) -> Option<FlowEpochRows> {
     let conn_of: HashMap<FlowKey, u32> = sim.flow_keys().map(|(k, c)| (k, c.0)).collect();
     let mut rows = FlowEpochRows::default();
     for &port in ports {
-        let Some(mut log) = sim.net.ports[port.idx()].flow_epochs(sim.now) else { continue };
-        log.retain(|e| conn_of.contains_key(&e.key));
+        let Some(log) = sim.net.ports[port.idx()].flow_epochs(sim.now) else { continue };
+        let mut log: Vec<(u32, FlowEpoch)> =
+            log.into_iter().filter_map(|e| Some((*conn_of.get(&e.key)?, e))).collect();
         // Closing order across flows follows the part's hash map: sort for determinism.
-        log.sort_by_key(|e| (conn_of[&e.key], e.end, e.key));
-        for e in log {
+        log.sort_by_key(|(flow, e)| (*flow, e.end, e.key));
+        for (flow, e) in log {
             rows.link.push(sim.net.port_names[port.idx()].clone());
-            rows.flow_id.push(conn_of[&e.key]);
+            rows.flow_id.push(flow);
             rows.end_s.push(e.end.as_secs_f64());
             rows.from_state.push(e.from);
             rows.to_state.push(e.to);
