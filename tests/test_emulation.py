@@ -226,6 +226,19 @@ def test_what_needs_modified_endpoints_is_refused_with_the_reason():
         emulation.plan(dumbbell('{ kind = "droptail", limit = "20pkts" }', web))
 
 
+def test_a_congestion_control_the_kernel_lacks_is_refused_for_every_kind_of_workload(
+    monkeypatch,
+):
+    import routerlab.emulation as em
+
+    monkeypatch.setattr(em, "available_congestion_control", lambda: {"reno"})
+    incast = 'kind = "incast"\nsenders = ["s0", "s1"]\nreceiver = "r0"\nblock = "10KB"'
+    for workload in ('kind = "bulk"', incast, 'kind = "on_off"\nsize = "10KB"\noff = "1s"'):
+        p = emulation.plan(dumbbell('{ kind = "droptail", limit = "20pkts" }', workload))
+        with pytest.raises(emulation.EmulationError, match="no cubic congestion control"):
+            em._check_congestion_control(p)
+
+
 def test_the_plan_lists_each_flow_with_its_linux_congestion_control():
     p = emulation.plan(
         dumbbell(

@@ -75,9 +75,15 @@ def plan(text: str, seed: int | None = None, base_dir: Path | None = None) -> di
         raise EmulationError("cannot be emulated:\n  " + "\n  ".join(reasons)) from None
 
 
+def _connections(p: dict) -> list[dict]:
+    """Every kind of connection the plan has, each with its TCP settings (``cc``, ``ecn``,
+    ``sack``): the flows, the incasts, the on-off workloads."""
+    return p["flows"] + p["incasts"] + p["on_offs"]
+
+
 def _check_congestion_control(p: dict) -> None:
     have = available_congestion_control()
-    missing = sorted({f["cc"] for f in p["flows"]} - have)
+    missing = sorted({c["cc"] for c in _connections(p)} - have)
     if missing:
         listed = " ".join(sorted(have))
         raise EmulationError(
@@ -161,7 +167,7 @@ def _host_plans(p: dict, t0: float, until: float, seed: int) -> list[dict]:
 
 
 def _sysctls(p: dict) -> dict[str, str]:
-    conns = p["flows"] + p["incasts"] + p["on_offs"]
+    conns = _connections(p)
     ecn = any(f["ecn"] for f in conns)
     sack = all(f["sack"] for f in conns)
     return {
