@@ -352,6 +352,43 @@ open = {open}
     assert!(starts.windows(2).all(|w| (w[1] - w[0] - 5e-6).abs() < 1e-9), "opened 5 µs apart");
 }
 
+/// An incast (eight senders return 32 kB per round through a 32-packet buffer): a sender's
+/// retransmission SACKed above a hole marks, through RACK, what was sent before it as lost.
+/// The timestamp echo of an ACK that SACKs is the in-order edge's (RFC 7323 §4.3), older than
+/// the retransmission, so it must not make the retransmission's delivery look spurious (Linux
+/// checks the echo on cumulative ACKs only, `tcp_clean_rtx_queue`): with timestamps a sender
+/// waits for its timer no more often than without.
+#[test]
+fn an_incasts_senders_time_out_no_more_with_timestamps_than_without() {
+    let incast = |timestamps: bool| {
+        common::run(&format!(
+            r#"
+[run]
+duration = "10s"
+[topology]
+kind = "dumbbell"
+pairs = 8
+access = {{ rate = "1Gbps", delay = "20us" }}
+bottleneck = {{ rate = "100Mbps", delay = "50us", queue = {{ kind = "droptail", limit = "32pkts" }} }}
+[transport]
+cc = "cubic"
+timestamps = {timestamps}
+[[workload]]
+kind = "incast"
+senders = ["s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"]
+receiver = "r0"
+block = "32KB"
+rounds = 20
+open = {{ first = "0s", step = "1ms" }}
+"#
+        ))
+        .1
+        .summary
+    };
+    let (with, without) = (incast(true), incast(false));
+    assert!(with.timeouts <= without.timeouts, "{} with, {} without", with.timeouts, without.timeouts);
+}
+
 /// `pairs` bulk flows (started within 1 s, or `jitter`) through a dumbbell whose bottleneck
 /// is `bottleneck` (its rate, delay and queue), behind 100 Mbps, 1 ms access links, for
 /// `duration`, with `transport`'s lines.

@@ -766,6 +766,15 @@ impl TcpSocket {
                 break; // no loss report left to send, or no room for one
             }
         }
+        // Data in flight always has a timer to recover it, or a probe waiting for the NIC
+        // (which wakes a blocked socket when it has room).
+        debug_assert!(
+            self.hot.snd_una >= self.hot.snd_nxt
+                || self.hot.timer_at.is_some()
+                || (self.probe_due && self.hot.tx_blocked),
+            "data in flight and no loss timer: {:?} at {now:?}",
+            self.hot
+        );
     }
 
     /// How many of the loss reports owed `seg`'s SACK option carries (they come first in it).
@@ -842,7 +851,8 @@ impl TcpSocket {
         let mut pacing = None;
         loop {
             if self.hot.tx_budget == 0 {
-                self.hot.tx_blocked = self.has_something_to_send();
+                // A probe due counts: with nothing else to send, no timer would wake it.
+                self.hot.tx_blocked = self.probe_due || self.has_something_to_send();
                 break;
             }
             if self.hot.next_send_at > now
@@ -1324,14 +1334,20 @@ impl TcpSocket {
             self.take_loss_reports(now, seg);
         }
         if self.rack_on() {
-            let mut latest = acked_latest.map_or(sacked.latest, |a| sacked.latest.merge(&a));
-            if self.hot.ts_ok && seg.ts {
-                // An echo older than a retransmission's send time answers an earlier copy
-                // (Linux's `tcp_skb_spurious_retrans`; RFC 8985 §6.2 step 2).
+            if let Some(acked) = &mut acked_latest
+                && self.hot.ts_ok
+                && seg.ts
+            {
+                // A cumulative ACK whose echo is older than a retransmission's send time
+                // answers an earlier copy (Linux's `tcp_skb_spurious_retrans`, applied in
+                // `tcp_clean_rtx_queue` only; RFC 8985 §6.2 step 2). A SACKed retransmission
+                // meets only the min-RTT test in `on_delivered` (`tcp_sacktag_one`): the
+                // echo of an ACK that SACKs holds the edge of the cumulative ACK's segment.
                 let clock = self.ts_clock();
-                latest.retransmitted =
-                    latest.retransmitted.filter(|&(sent, _)| at_or_after(seg.ts_ecr, clock.value(sent)));
+                acked.retransmitted =
+                    acked.retransmitted.filter(|&(sent, _)| at_or_after(seg.ts_ecr, clock.value(sent)));
             }
+            let latest = acked_latest.map_or(sacked.latest, |a| sacked.latest.merge(&a));
             self.rack.on_delivered(now, &latest, self.rtt.min_rtt());
         }
         newly_lost += self.mark_newly_lost(now);
@@ -3324,6 +3340,28 @@ mod tests {
         assert_eq!((st.loss_probes, st.timeouts), (0, 1));
         assert_eq!(probe_at, timeout_at);
         assert_eq!(probe_at, Some(SimTime::from_ms(20 + 200)));
+    }
+
+    /// A probe falls due while the host's NIC has no room and nothing else waits to be sent:
+    /// the socket says it is blocked (the host wakes a blocked socket when its NIC drains), and
+    /// once woken the probe goes out and repairs the tail. Were it not blocked, nothing would
+    /// wake it: no timer is armed while a probe waits.
+    #[test]
+    fn a_probe_due_while_the_nic_is_full_waits_for_room() {
+        let c = with(|c| (c.rack, c.tlp) = (true, true));
+        let mut h = Harness::new(c.clone(), c, SimTime::from_ms(5));
+        h.drop = Box::new(|dir, i, o| dir == Dir::AtoB && !o.retransmission && i == 9);
+        h.start(10 * 1460, false);
+        h.run_until(SimTime::from_ms(219));
+        h.a.set_tx_budget(0);
+        h.run_until(SimTime::from_ms(221));
+        assert_eq!(h.a.stats().loss_probes, 0);
+        assert!(h.a.tx_blocked(), "a probe due and no room for it");
+        h.a.set_tx_budget(u32::MAX);
+        h.poll();
+        h.run_until(SimTime::from_secs(3));
+        assert_eq!(h.b.delivered_bytes(), 10 * 1460);
+        assert_eq!((h.a.stats().loss_probes, h.a.stats().timeouts), (1, 0));
     }
 
     /// The last two lost: the probe resends the 10th, its SACK shows the 9th lost to RACK (a
