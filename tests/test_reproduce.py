@@ -448,6 +448,8 @@ def test_every_experiment_states_every_transport_default_that_changed():
     options = sorted(set(re.findall(r"`transport\.([a-z_]+) =", changed)))
     assert "frto" in options and "timestamps" in options
     for path in sorted((ROOT / "experiments").glob("*.toml")):
+        if path.stem == reproduction.MATRIX_ID:
+            continue  # the matrix shows today's model: it follows the defaults (docs/matrix.md)
         text = path.read_text()
         missing = [o for o in options if not re.search(rf"^\s*{o}\s*=", text, re.M)]
         assert not missing, f"{path.name} leaves {missing} to the defaults"

@@ -161,7 +161,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return 0
     if args.experiment is None:
         return fail("which experiment? give an ID, or all (see --list)")
-    runnable = {i: e for i, e in known.items() if i != "matrix"}
+    runnable = {i: e for i, e in known.items() if i != reproduction.MATRIX_ID}
     root = Path(args.out) if args.out else Path("results") / "reproduce"
     if args.experiment == "document":
         return write_document(root, runnable, Path(args.to) if args.to else None, fail)
@@ -394,6 +394,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def print_verdict(verdict: dict, out: Path) -> None:
     quick = " (quick)" if verdict["quick"] else ""
     print(f"{verdict['experiment']}{quick}: {len(verdict['seeds'])} seeds → {out}/")
+    if not verdict["claims"]:
+        print(f"  no claims to judge: tables in {out}/verdict.md, heat maps in {out}/figures/")
     for c in verdict["claims"]:
         ci = "" if c["ci95"] is None else f" [{c['ci95'][0]:.3g}, {c['ci95'][1]:.3g}]"
         ours = f"{c['ours']:.3g}" if isinstance(c["ours"], float) else str(c["ours"])
@@ -679,6 +681,10 @@ def build_parser() -> argparse.ArgumentParser:
             "all" runs every experiment and then writes DIR/experiments.md, the results
             document (docs/experiments.md is one, from a full run); "document" writes it
             again from the verdicts already in DIR (to --to FILE if given), running nothing.
+            "matrix" runs every mechanism and baseline on the same five workloads (not part
+            of "all"; docs/matrix.md): matrix.parquet/.csv holds every cell, a number or
+            "n/a" with its reason; verdict.md a table per metric; figures/ a heat map per
+            metric, normalized to drop-tail.
             In a quick run, a claim whose confidence interval straddles its criterion is
             "not judged (quick)". Exit status 0 when the experiment ran, whatever the
             verdicts.

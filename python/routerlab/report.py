@@ -281,11 +281,13 @@ def reproduction_page(directory: Path) -> str:
     files = "\n".join(
         [_file("experiment.toml", directory / "experiment.toml"), _scenarios(directory)]
     )
+    # The mechanism matrix makes no paper's claims: its notes are the matrix itself.
+    judged = ("Verdicts", _verdicts(verdict) + notes) if verdict["claims"] else ("Matrix", notes)
     return _page(
         f"Reproduction {verdict['experiment']}",
         [
             ("Overview", overview),
-            ("Verdicts", _verdicts(verdict) + notes),
+            judged,
             ("Figures", _figures(directory)),
             ("Tables", tables),
             ("Scenario files", files),

@@ -64,6 +64,41 @@ fn every_super_packet_sent_is_judged_once_and_every_follower_once() {
     }
 }
 
+/// SP + CP (our combination, docs/matrix.md): the SPManager admits in front of CP's data
+/// queue as in front of a drop-tail one, and CP cuts what it refuses instead of losing it, so
+/// that CP endpoints hear of every refusal at once. Every SP is still judged once, every
+/// refusal becomes a cut (or, with the header buffer full, a drop), nothing else is lost, and
+/// the senders time out less than behind the SPManager alone.
+#[test]
+fn cp_cuts_what_the_sp_manager_refuses() {
+    for seed in 1..=3 {
+        let cp = r#"{ kind = "cp", data = { kind = "droptail", limit = "100pkts" } }, sp = {}"#;
+        let text = incast(true, ", sp = {}", seed);
+        let with_cp = text
+            .replace(r#"{ kind = "droptail", limit = "100pkts" }, sp = {}"#, cp)
+            .replace("sp = true", "sp = true\ncp = true");
+        let (_, alone) = run(&text);
+        let (_, r) = run(&with_cp);
+        let (snd, mgr) = (counters(&r, "sp-sender"), counters(&r, "sp-manager"));
+        assert_eq!(mgr["sps_admitted"] + mgr["sps_refused"], snd["sps_sent"]);
+        let refused = mgr["regular_refused"] + mgr["sps_refused"] + mgr["followers_dropped"];
+        let b_c = r.links.iter().find(|l| l.link == "B->C").unwrap();
+        assert!(b_c.cuts > 0, "{b_c:?}");
+        // The data queue never overflows behind the SPManager: every header CP sent is a
+        // refusal's (a cut segment, or a SYN taken as it is).
+        let headers = counters(&r, "cp")["headers_sent"];
+        assert!(headers >= b_c.cuts);
+        assert_eq!(headers + b_c.drops, refused, "each refusal cut or dropped, nothing else lost");
+        assert_eq!(r.summary.flows_completed, 50);
+        assert!(
+            r.summary.timeouts < alone.summary.timeouts,
+            "seed {seed}: {} vs {}",
+            r.summary.timeouts,
+            alone.summary.timeouts
+        );
+    }
+}
+
 #[test]
 fn legacy_routers_forward_super_packets_as_ordinary_packets() {
     let (_, with_marks) = run(&incast(true, "", 1));

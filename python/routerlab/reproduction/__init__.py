@@ -5,7 +5,10 @@ An experiment is defined in ``experiments/ID.toml`` (the repository's top-level 
 - a scenario ``template`` (TOML with ``$name`` placeholders, filled from ``constants`` and
   the grid),
 - a parameter ``grid`` (lists are crossed, scalars are constant) and a smaller ``[quick]``
-  grid for the test suite,
+  grid for the test suite (``[quick.constants]`` may shrink constants too),
+- optional ``[[na]]`` entries: configurations that cannot run, each with its ``reason`` and
+  the grid values it covers (``scheme = "plts-rr"``, ``workload = ["incast", "web"]``); they
+  are left out of the grid, and the analysis reports them as "n/a" with the reason,
 - the ``claim``s it checks — each with the paper's statement, source and number, the
   *quantity* our analysis computes, and an operational *criterion* written before running —
 - optional ``variants``: for a grid key whose values name configurations rather than
@@ -65,7 +68,10 @@ def experiments_dir() -> Path:
 
 #: Keys of an experiment file: required, then optional.
 REQUIRED_KEYS = {"id", "title", "sources", "analysis", "scenario", "grid", "claim"}
-OPTIONAL_KEYS = {"constants", "quick", "variants", "doc", "seeds"}
+OPTIONAL_KEYS = {"constants", "quick", "variants", "doc", "seeds", "na"}
+#: The mechanism matrix (docs/matrix.md): a comparison of our own, not a paper's, so it has
+#: no claims, and `reproduce all` and the results document leave it out.
+MATRIX_ID = "matrix"
 #: Keys of an experiment's `[doc]`: its prose in the results document (`document.py`).
 DOC_KEYS = {"summary", "discussion", "discussion_as_of"}
 
@@ -97,7 +103,7 @@ def _read(path: Path) -> dict:
         exp = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
         raise ExperimentError(f"{path}: {e}") from None
-    missing = REQUIRED_KEYS - set(exp)
+    missing = REQUIRED_KEYS - set(exp) - ({"claim"} if path.stem == MATRIX_ID else set())
     unknown = set(exp) - REQUIRED_KEYS - OPTIONAL_KEYS
     if missing or unknown:
         raise ExperimentError(
@@ -115,7 +121,7 @@ def _read(path: Path) -> dict:
         raise ExperimentError(
             f"{path}: seeds: {seeds!r} is not a number of replicates of at least {FULL_SEEDS}"
         )
-    unknown_quick = set(exp.get("quick", {})) - {"grid"}
+    unknown_quick = set(exp.get("quick", {})) - {"grid", "constants"}
     if unknown_quick:
         raise ExperimentError(f"{path}: unknown keys in quick: {sorted(unknown_quick)}")
     for key, table in exp.get("variants", {}).items():
@@ -124,12 +130,38 @@ def _read(path: Path) -> dict:
         missing = sorted(values - set(table))
         if missing:
             raise ExperimentError(f"{path}: variants.{key} has no entry for {missing}")
+    _check_na(path, exp)
     try:
-        check_claims(exp)
+        if "claim" in exp or path.stem != MATRIX_ID:
+            check_claims(exp)
     except ClaimError as e:
         raise ExperimentError(f"{path}: {e}") from None
     exp["_path"] = str(path)
     return exp
+
+
+def _check_na(path: Path, exp: dict) -> None:
+    """Each `[[na]]` entry has a reason and names grid keys, with values of the grid."""
+    keys = set(exp["grid"]) | set(exp.get("quick", {}).get("grid", {}))
+    for i, entry in enumerate(exp.get("na", [])):
+        where = f"{path}: na[{i}]"
+        if not isinstance(entry.get("reason"), str) or not entry["reason"].strip():
+            raise ExperimentError(f"{where}: a reason is required")
+        named = set(entry) - {"reason"}
+        if not named or named - keys:
+            raise ExperimentError(
+                f"{where}: names no grid key, or one that is not ({sorted(named - keys)})"
+            )
+
+
+def na_reason(exp: dict, params: dict) -> str | None:
+    """Why a configuration cannot run (its `[[na]]` entry's reason), or None if it can."""
+    for entry in exp.get("na", []):
+        if all(
+            str(params.get(k)) in map(str, _as_list(v)) for k, v in entry.items() if k != "reason"
+        ):
+            return entry["reason"]
+    return None
 
 
 def replicate_seed(exp_id: str, i: int) -> int:
@@ -139,7 +171,13 @@ def replicate_seed(exp_id: str, i: int) -> int:
 
 
 def grid(exp: dict, quick: bool) -> list[dict]:
-    """The configurations: the cross product of the grid's list values."""
+    """The configurations: the cross product of the grid's list values, less those that an
+    `[[na]]` entry says cannot run."""
+    return [p for p in full_grid(exp, quick) if na_reason(exp, p) is None]
+
+
+def full_grid(exp: dict, quick: bool) -> list[dict]:
+    """The cross product of the grid's list values, n/a configurations included."""
     g = dict(exp.get("grid", {}))
     if quick:
         g.update(exp.get("quick", {}).get("grid", {}))
@@ -153,9 +191,17 @@ def _as_list(v) -> list:
     return v if isinstance(v, list) else [v]
 
 
-def render(exp: dict, params: dict) -> str:
+def constants(exp: dict, quick: bool) -> dict:
+    """The experiment's constants, with the quick variant's overrides if `quick`."""
+    c = dict(exp.get("constants", {}))
+    if quick:
+        c.update(exp.get("quick", {}).get("constants", {}))
+    return c
+
+
+def render(exp: dict, params: dict, quick: bool = False) -> str:
     """The scenario text of one configuration."""
-    values = {k: _toml_text(v) for k, v in {**exp.get("constants", {}), **params}.items()}
+    values = {k: _toml_text(v) for k, v in {**constants(exp, quick), **params}.items()}
     chosen = {}
     for key, table in exp.get("variants", {}).items():
         if key in params:
@@ -179,7 +225,7 @@ def render(exp: dict, params: dict) -> str:
 def check_scenarios(exp: dict, quick: bool) -> None:
     """Every configuration's scenario is valid, before anything runs."""
     for params in grid(exp, quick):
-        problems = _core.check(render(exp, params), str(experiments_dir()))
+        problems = _core.check(render(exp, params, quick), str(experiments_dir()))
         if problems:
             raise ExperimentError(
                 f"{exp['id']}, configuration {json.dumps(params, sort_keys=True)}: "
@@ -249,7 +295,7 @@ def run_all(
 
     configs = grid(exp, quick)
     seed_list = [replicate_seed(exp["id"], i) for i in range(seeds)]
-    work = [(ci, p, render(exp, p), s) for ci, p in enumerate(configs) for s in seed_list]
+    work = [(ci, p, render(exp, p, quick), s) for ci, p in enumerate(configs) for s in seed_list]
     done: dict[int, Run] = {}
     if store is not None:
         for i, (ci, params, text, seed) in enumerate(work):
@@ -329,7 +375,7 @@ def reproduce(
             (sdir / f"config{ci:02d}.toml").write_text(
                 f"# {exp_id}, configuration {ci}: {json.dumps(p, sort_keys=True)}\n"
                 f"# run with seeds {meta['seeds']} (routerlab run FILE --seed SEED)\n"
-                + render(exp, p)
+                + render(exp, p, quick)
             )
         (d.path / "experiment.toml").write_text(Path(exp["_path"]).read_text())
         write_verdict(d.path, verdict, analysis.notes)

@@ -166,10 +166,12 @@ def _is_paper_value(v) -> bool:
 
 
 def build_verdict(experiment: dict, estimates: dict[str, Estimate], meta: dict) -> dict:
-    """The verdict document: every claim of `experiment`, judged on `estimates`."""
-    check_claims(experiment)
+    """The verdict document: every claim of `experiment`, judged on `estimates` (none for the
+    mechanism matrix, which makes no paper's claims)."""
+    if "claim" in experiment:
+        check_claims(experiment)
     claims = []
-    for c in experiment["claim"]:
+    for c in experiment.get("claim", []):
         if c["quantity"] not in estimates:
             raise ClaimError(
                 f"claim {c['id']}: the analysis produced no quantity {c['quantity']!r}"
@@ -282,8 +284,7 @@ def write_verdict(directory: Path, verdict: dict, notes: str = "") -> None:
         f"routerlab {verdict['routerlab_version']}, commit {verdict['git_commit']}, "
         f"{len(verdict['seeds'])} seeds.",
         "",
-        *claims_table(verdict),
-        "",
+        *(claims_table(verdict) + [""] if verdict["claims"] else []),
         *claim_notes(verdict),
     ]
     if notes:

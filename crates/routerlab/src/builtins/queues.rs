@@ -91,6 +91,9 @@ impl Qdisc for AnyQdisc {
     fn overloaded(&self) -> SimTime {
         dispatch!(self, q => q.overloaded())
     }
+    fn take_refused(&mut self, now: SimTime, pkt: PacketId, cause: DropCause, pool: &mut PacketPool) -> bool {
+        dispatch!(self, q => q.take_refused(now, pkt, cause, pool))
+    }
     fn record_flow_epochs(&mut self) -> bool {
         dispatch!(self, q => q.record_flow_epochs())
     }

@@ -419,19 +419,24 @@ impl Port {
             }
         }
         self.account_queue(now);
-        if !self.stages.is_empty()
-            && let Some(cause) = self.run_arrival_chain(now, pkt, pool, events)
-        {
-            dropped(pkt, cause, pool);
-            return None;
-        }
-        match self.qdisc.enqueue(now, pkt, pool, drops) {
-            Verdict::Enqueued => {}
-            Verdict::Cut(_, _) => {} // the cut packet is queued; the qdisc counted the cut
-            Verdict::Dropped(p, cause) | Verdict::PushedOut(p, cause) => {
-                self.lost_after_admission(now, p, pool);
-                dropped(p, cause, pool);
+        let refused =
+            if self.stages.is_empty() { None } else { self.run_arrival_chain(now, pkt, pool, events) };
+        match refused {
+            // The queue keeps what it will of a refused packet (and counts it), or it is lost.
+            Some(cause) if !self.qdisc.take_refused(now, pkt, cause, pool) => {
+                self.link_drops.stage_drops += 1;
+                dropped(pkt, cause, pool);
+                return None;
             }
+            Some(_) => {}
+            None => match self.qdisc.enqueue(now, pkt, pool, drops) {
+                Verdict::Enqueued => {}
+                Verdict::Cut(_, _) => {} // the cut packet is queued; the qdisc counted the cut
+                Verdict::Dropped(p, cause) | Verdict::PushedOut(p, cause) => {
+                    self.lost_after_admission(now, p, pool);
+                    dropped(p, cause, pool);
+                }
+            },
         }
         for (p, cause) in drops.drain(..) {
             self.lost_after_admission(now, p, pool);
@@ -584,7 +589,7 @@ impl Port {
     }
 
     /// An arrival through the stages' `on_arrival` in order: the cause if one refused it (the
-    /// stages before it have heard of the loss; the caller frees it). Kept out of line: most
+    /// stages before it have heard of the loss; the caller frees it, or the queue takes it). Kept out of line: most
     /// ports have no stages.
     #[inline(never)]
     fn run_arrival_chain(
@@ -602,7 +607,6 @@ impl Port {
             .find_map(|(i, s)| s.on_arrival(now, pkt, pool, &view).err().map(|cause| (i, cause)));
         self.arm_stage_timer(now, events);
         let (i, cause) = refused?;
-        self.link_drops.stage_drops += 1;
         for s in &mut self.stages[..i] {
             s.on_lost(now, pkt, pool);
         }

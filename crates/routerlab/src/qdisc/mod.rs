@@ -213,6 +213,18 @@ pub trait Qdisc {
     fn overloaded(&self) -> SimTime {
         SimTime::ZERO
     }
+    /// A stage before this queue refused `pkt` for `cause`: keep what of it the queue will
+    /// (a queue that turns losses into something smaller, e.g. a header), true if it took the
+    /// packet, which then waits in the queue; false leaves it to be dropped. Default: false.
+    fn take_refused(
+        &mut self,
+        _now: SimTime,
+        _pkt: PacketId,
+        _cause: DropCause,
+        _pool: &mut PacketPool,
+    ) -> bool {
+        false
+    }
     /// Start logging flows' epochs for the results' `flow_epochs` table (before the run);
     /// false if this part does not classify flows.
     fn record_flow_epochs(&mut self) -> bool {

@@ -343,7 +343,8 @@ fn cp_queues_are_checked() {
     assert!(Scenario::load(&ok).is_ok());
     let sfq = q(r#"{ kind = "cp", data = { kind = "sfq" } }"#);
     assert!(
-        first_error(&sfq).starts_with("topology.bottleneck.queue.data.kind: CP cuts at a drop-tail or RED")
+        first_error(&sfq)
+            .starts_with("topology.bottleneck.queue.data.kind: CP cuts at a drop-tail, RED or TAQ")
     );
     let ratio =
         q(r#"{ kind = "cp", data = { kind = "droptail", limit = "10pkts" }, overload_ratio = -1.0 }"#);

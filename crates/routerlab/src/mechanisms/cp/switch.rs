@@ -2,14 +2,17 @@
 //! header through a small buffer served ahead of data.
 //!
 //! ```text
-//!   arrival ─▶ data queue (drop-tail or RED) ──overflow──▶ cut payload ─▶ header buffer ─┐
+//!   arrival ─▶ data queue (drop-tail, RED, TAQ) ─no room─▶ cut payload ─▶ header buffer ─┐
 //!        │                                                                  (full: drop) │
 //!        └─ already cut ─────────────────────────────────────────────────▶ header buffer ┤
 //!                                               dequeue: header buffer first, then data ◀┘
 //! ```
 //!
-//! Only drops for lack of buffer (`DropCause::Overflow`) are turned into cuts; RED's early drops
-//! stay drops (they are congestion signals, not overflow). A packet with no payload to cut (a
+//! Only what the data queue lets go of for lack of buffer is turned into a cut: a tail drop
+//! (`DropCause::Overflow`) or a packet pushed out to make room (`DropCause::PushedOut`, TAQ's
+//! eviction of its lowest class's tail: with TAQ as the data queue, TAQ chooses the victim and
+//! CP saves its header — our combination, docs/matrix.md). RED's early drops and admission
+//! refusals stay drops (they are congestion signals or policy, not overflow). A packet with no payload to cut (a
 //! SYN, a pure ACK, a bare FIN) that the data queue has no room for is already header-only: it
 //! takes the header buffer as it is, unmarked — so that CP's promise of no silent loss covers
 //! connection setup too. A cut packet is small ([`CpParams::cut_bytes`]: 52 bytes of IPv4,
@@ -33,6 +36,7 @@ use std::collections::VecDeque;
 
 use crate::builtins::AnyQdisc;
 use crate::ids::PacketId;
+use crate::net::flow_epoch::FlowEpoch;
 use crate::net::packet::{IPV4_HEADER_BYTES, PROTO_TCP, Packet, PacketPool};
 use crate::qdisc::{DropCause, Qdisc, QdiscStats, Verdict};
 use crate::units::{Rate, SimTime};
@@ -123,8 +127,9 @@ pub struct CpQueue {
     params: CpParams,
     headers: VecDeque<PacketId>,
     header_bytes: u64,
-    /// Overflow drops of the data queue that became cuts or header drops.
-    converted: u64,
+    /// Drops of the data queue for lack of room that became cuts or header drops: tail drops
+    /// (`Overflow`), then push-outs (`PushedOut`).
+    converted: [u64; 2],
     cuts: u64,
     header_drops: u64,
     headers_enqueued: u64,
@@ -162,7 +167,7 @@ impl CpQueue {
             params,
             headers: VecDeque::with_capacity(32),
             header_bytes: 0,
-            converted: 0,
+            converted: [0; 2],
             cuts: 0,
             header_drops: 0,
             headers_enqueued: 0,
@@ -205,10 +210,15 @@ impl CpQueue {
         true
     }
 
-    /// Cut a packet the data queue let go of for overflow (a packet without payload is a
-    /// header already); false if even its header found no room (it is then lost).
+    /// Cut a packet the data queue let go of for lack of room, for `cause` (a packet without
+    /// payload is a header already); false if even its header found no room (it is then lost).
+    fn cut_dropped(&mut self, now: SimTime, pkt: PacketId, cause: DropCause, pool: &mut PacketPool) -> bool {
+        self.converted[usize::from(cause == DropCause::PushedOut)] += 1;
+        self.cut(now, pkt, pool)
+    }
+
+    /// Cut `pkt` and queue its header; false if even the header found no room.
     fn cut(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> bool {
-        self.converted += 1;
         let p = pool.get_mut(pkt);
         let has_payload = p.tcp.payload_len > 0;
         if has_payload {
@@ -243,7 +253,7 @@ impl Qdisc for CpQueue {
         } else {
             match self.data.enqueue(now, pkt, pool, drops) {
                 Verdict::Dropped(p, DropCause::Overflow) if cuttable(pool.get(p)) => {
-                    if !self.cut(now, p, pool) {
+                    if !self.cut_dropped(now, p, DropCause::Overflow, pool) {
                         Verdict::Dropped(p, DropCause::HeaderOverflow)
                     } else if pool.get(p).tcp.cut {
                         Verdict::Cut(p, DropCause::PayloadCut)
@@ -251,8 +261,10 @@ impl Qdisc for CpQueue {
                         Verdict::Enqueued
                     }
                 }
-                Verdict::PushedOut(v, DropCause::Overflow) if cuttable(pool.get(v)) => {
-                    if self.cut(now, v, pool) {
+                Verdict::PushedOut(v, cause @ (DropCause::Overflow | DropCause::PushedOut))
+                    if cuttable(pool.get(v)) =>
+                {
+                    if self.cut_dropped(now, v, cause, pool) {
                         Verdict::Enqueued
                     } else {
                         Verdict::PushedOut(v, DropCause::HeaderOverflow)
@@ -266,7 +278,7 @@ impl Qdisc for CpQueue {
         while i < drops.len() {
             let (p, cause) = drops[i];
             if cause == DropCause::Overflow && cuttable(pool.get(p)) {
-                if self.cut(now, p, pool) {
+                if self.cut_dropped(now, p, DropCause::Overflow, pool) {
                     drops.swap_remove(i);
                     continue;
                 }
@@ -315,11 +327,12 @@ impl Qdisc for CpQueue {
     fn len_bytes(&self) -> u64 {
         self.data.len_bytes() + self.header_bytes
     }
-    /// The data queue's counters, with its overflow drops that became cuts or header drops
-    /// moved to those causes, and the header buffer's packets added.
+    /// The data queue's counters, with its drops for lack of room that became cuts or header
+    /// drops moved to those causes, and the header buffer's packets added.
     fn stats(&self) -> QdiscStats {
         let mut s = self.data.stats();
-        s.drops[DropCause::Overflow as usize] -= self.converted;
+        s.drops[DropCause::Overflow as usize] -= self.converted[0];
+        s.drops[DropCause::PushedOut as usize] -= self.converted[1];
         s.drops[DropCause::PayloadCut as usize] += self.cuts;
         s.drops[DropCause::HeaderOverflow as usize] += self.header_drops;
         s.enqueued += self.headers_enqueued;
@@ -344,6 +357,36 @@ impl Qdisc for CpQueue {
     }
     fn overloaded(&self) -> SimTime {
         self.overload.overloaded()
+    }
+    /// An admission stage in front refused `pkt` (the SPManager, our SP + CP combination,
+    /// docs/matrix.md): CP cuts it as it cuts overflow, so its sender hears of the loss at
+    /// once; with no room for its header it is left to be dropped as the stage decided.
+    fn take_refused(&mut self, now: SimTime, pkt: PacketId, cause: DropCause, pool: &mut PacketPool) -> bool {
+        let p = pool.get(pkt);
+        if cause != DropCause::Admission || !cuttable(p) {
+            return false;
+        }
+        let header = (IPV4_HEADER_BYTES + p.tcp.header_len()) as u64;
+        let len =
+            if p.tcp.payload_len > 0 { header.max(self.params.cut_bytes as u64) } else { p.ip_len() as u64 };
+        if self.header_bytes + len > self.params.header_buffer_bytes {
+            return false;
+        }
+        self.overload.arrive(now, p.ip_len() as u64);
+        self.cut(now, pkt, pool)
+    }
+    // The data queue's own observation (TAQ's tracker), through CP.
+    fn wants_reverse(&self) -> bool {
+        self.data.wants_reverse()
+    }
+    fn observe_reverse(&mut self, now: SimTime, pkt: &Packet) {
+        self.data.observe_reverse(now, pkt);
+    }
+    fn record_flow_epochs(&mut self) -> bool {
+        self.data.record_flow_epochs()
+    }
+    fn flow_epochs(&self, now: SimTime) -> Option<Vec<FlowEpoch>> {
+        self.data.flow_epochs(now)
     }
 }
 
@@ -392,6 +435,32 @@ mod tests {
         }
         m.arrive(SimTime(4 * w.0 + 5), 1500);
         assert_eq!(m.overloaded(), SimTime(2 * w.0));
+    }
+
+    /// TAQ as CP's data queue: a retransmission into a full buffer pushes out the tail of
+    /// TAQ's lowest class, and CP cuts that victim instead of losing it: its header goes first,
+    /// the retransmission keeps its place, and the push-out is counted as a cut.
+    #[test]
+    fn a_taq_push_out_is_cut_not_lost() {
+        use crate::mechanisms::taq::{TaqParams, TaqQueue};
+        let (mut pool, mut drops) = (PacketPool::new(), Vec::new());
+        let taq =
+            TaqQueue::new(TaqParams { limit: Size::Packets(2), ..Default::default() }, Rate::from_mbps(1));
+        let mut q = CpQueue::new(AnyQdisc::Taq(Box::new(taq)), CpParams::default(), Rate::from_mbps(1));
+        let first = data_packet(&mut pool, 1, 1460);
+        let second = data_packet(&mut pool, 1461, 1460);
+        let resent = data_packet(&mut pool, 1, 1460);
+        for p in [first, second] {
+            assert_eq!(q.enqueue(SimTime(0), p, &mut pool, &mut drops), Verdict::Enqueued);
+        }
+        assert_eq!(q.enqueue(SimTime(1), resent, &mut pool, &mut drops), Verdict::Enqueued);
+        assert!(drops.is_empty());
+        assert!(pool.get(second).tcp.cut, "the pushed-out tail lost its payload");
+        assert_eq!(q.dequeue(SimTime(2), &mut pool, &mut drops), Some(second), "its header first");
+        let s = q.stats();
+        assert_eq!(s.drops[DropCause::PushedOut as usize], 0);
+        assert_eq!(s.drops[DropCause::PayloadCut as usize], 1);
+        assert_eq!(q.cuts(), 1);
     }
 
     #[test]

@@ -114,10 +114,10 @@ pub(super) fn queue_spec(q: &Queue, path: &str, p: &mut Problems) -> QueueSpec {
         Queue::Cp(c) => {
             let data_path = format!("{path}.data");
             let data = queue_spec(&c.data, &data_path, p);
-            if !matches!(data, QueueSpec::DropTail(_) | QueueSpec::Red(_)) {
+            if !matches!(data, QueueSpec::DropTail(_) | QueueSpec::Red(_) | QueueSpec::Taq(_)) {
                 p.at(
                     format!("{data_path}.kind"),
-                    format!("CP cuts at a drop-tail or RED queue, not at {}", data.kind()),
+                    format!("CP cuts at a drop-tail, RED or TAQ queue, not at {}", data.kind()),
                 );
             }
             let mut params = CpParams::default();
@@ -304,12 +304,15 @@ pub(super) fn dir(link: &Link, path: &str, p: &mut Problems) -> DirSpec {
 
 /// The SPManager's parameters from a link's `sp` table.
 pub(super) fn sp_params(s: &SpStage, queue: &QueueSpec, path: &str, p: &mut Problems) -> SpParams {
-    if !matches!(queue, QueueSpec::DropTail(_) | QueueSpec::Red(_)) {
+    // CP around a FIFO is a FIFO to the SPManager (our combination, docs/matrix.md): it admits
+    // against the data queue's room, refusals stay drops, and CP cuts what still overflows.
+    let fifo = |q: &QueueSpec| matches!(q, QueueSpec::DropTail(_) | QueueSpec::Red(_));
+    if !(fifo(queue) || matches!(queue, QueueSpec::Cp(data, _) if fifo(data))) {
         p.at(
             path,
             format!(
                 "the SPManager admits against a FIFO's free room (Click's Queue): the link's queue must be \
-                 droptail or red, not {}",
+                 droptail or red (or cp around one), not {}",
                 queue.kind()
             ),
         );
