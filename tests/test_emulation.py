@@ -303,3 +303,35 @@ def test_compare_writes_both_runs_and_their_table(tmp_path):
     assert goodput["ratio"] == pytest.approx(goodput["emulated"] / goodput["simulated"])
     run = json.loads((out / "emu" / "summary.json").read_text())["emulation"]["run_id"]
     assert [n for n in leftover_namespaces() if run in n] == []
+
+
+def test_a_hosts_traffic_job_that_fails_is_reported_and_frees_the_others():
+    """A job of a host's traffic process that fails (a fault of ours, not of the network)
+    is recorded for the parent, which then fails the run; if it fails before the start, the
+    barrier breaks, so that neither the other jobs nor the process wait for it."""
+    import threading
+
+    from routerlab.emulation.app import _guarded
+
+    def broken(job, until, results, ready):
+        raise ValueError("no such flow")
+
+    def waiting(job, until, results, ready):
+        ready.wait()
+        results[job] = "ran"
+
+    errors: list[str] = []
+    ready = threading.Barrier(3)
+    results: dict = {}
+    threads = [
+        threading.Thread(target=_guarded(t, errors), args=(j, 0.0, results, ready))
+        for t, j in ((broken, "a"), (waiting, "b"))
+    ]
+    for t in threads:
+        t.start()
+    with pytest.raises(threading.BrokenBarrierError):
+        ready.wait(timeout=5)
+    for t in threads:
+        t.join(timeout=5)
+    assert errors == ["broken: ValueError: no such flow"], "the failure, and only it"
+    assert results == {}

@@ -244,7 +244,11 @@ def _run(
     results = []
     for i, h in enumerate(hosts):
         out = work / f"h{i}.out"
-        results.append(json.loads(out.read_text()) if h is not None and out.exists() else {})
+        if h is not None and (h.returncode != 0 or not out.exists()):
+            raise EmulationError(f"host {i}'s traffic process failed (exit {h.returncode})")
+        results.append(json.loads(out.read_text()) if h is not None else {})
+        if errors := results[-1].pop("errors", []):
+            raise EmulationError(f"host {i}'s traffic failed: {'; '.join(errors)}")
     return report, results, t0
 
 

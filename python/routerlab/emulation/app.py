@@ -17,6 +17,7 @@ counters (``/proc/net/netstat``, ``/proc/net/snmp``: per namespace) are read too
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -41,7 +42,16 @@ def host_counters() -> dict:
             kind = names.split(":")[0]
             for n, v in zip(names.split()[1:], values.split()[1:], strict=False):
                 counters[f"{kind}.{n}"] = int(v)
-    keep = ("IpExt.InCEPkts", "TcpExt.TCPTimeouts", "Tcp.RetransSegs", "TcpExt.TCPSackRecovery")
+    keep = (
+        "IpExt.InCEPkts",
+        "TcpExt.TCPTimeouts",
+        "Tcp.RetransSegs",
+        "TcpExt.TCPSackRecovery",
+        "TcpExt.TCPLossProbes",
+        "TcpExt.TCPLossProbeRecovery",
+        "TcpExt.TCPSpuriousRTOs",
+        "TcpExt.TCPDSACKRecv",
+    )
     return {k: counters.get(k) for k in keep}
 
 
@@ -121,6 +131,18 @@ def sleep_until(t: float) -> None:
         time.sleep(min(left, 0.05))
 
 
+def _no_nagle(s: socket.socket) -> socket.socket:
+    """Nagle off (TCP_NODELAY), as the simulator's TCP runs: a short segment goes out with the
+    data before it instead of waiting for their ACK (docs/tcp.md)."""
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def _accept(listener: socket.socket) -> socket.socket:
+    conn, _ = listener.accept()
+    return _no_nagle(conn)
+
+
 def _listener(port: int, backlog: int = 1) -> socket.socket:
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -131,7 +153,7 @@ def _listener(port: int, backlog: int = 1) -> socket.socket:
 
 def _connect(dst: str, port: int, cc: str, until: float) -> socket.socket:
     """A connection to ``dst:port`` with congestion control ``cc``, tried until ``until``."""
-    s = socket.socket()
+    s = _no_nagle(socket.socket())
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
     s.settimeout(max(0.05, until - time.monotonic()))
     s.connect((dst, port))
@@ -181,7 +203,7 @@ def serve(flow: dict, until: float, out: dict, ready: threading.Barrier) -> None
     listener.settimeout(max(0.1, until - time.monotonic()))
     ready.wait()
     try:
-        conn, _ = listener.accept()
+        conn = _accept(listener)
     except TimeoutError:
         out[flow["flow"]] = {"received": 0, "sha256": hashlib.sha256().hexdigest()}
         return
@@ -214,7 +236,7 @@ def aggregate(ic: dict, until: float, out: dict, ready: threading.Barrier) -> No
     listener.settimeout(max(0.1, until - time.monotonic()))
     try:
         while len(conns) < n:
-            c, _ = listener.accept()
+            c = _accept(listener)
             (index,) = struct.unpack("!I", c.recv(4, socket.MSG_WAITALL))
             conns[index] = c
     except (TimeoutError, OSError):
@@ -301,7 +323,7 @@ def on_off_serve(oo: dict, until: float, out: dict, ready: threading.Barrier) ->
     while (left := until - time.monotonic()) > 0:
         listener.settimeout(left)
         try:
-            conn, _ = listener.accept()
+            conn = _accept(listener)
         except (TimeoutError, OSError):
             break
         flows.append(_read_to_end(conn, until))
@@ -336,11 +358,29 @@ def on_off_send(oo: dict, until: float, out: dict, ready: threading.Barrier) -> 
     out[f"onoff{oo['on_off']}.{oo['client']}.client"] = flows
 
 
+def _guarded(target, errors: list):
+    """`target` as a thread body whose failure is reported, not lost: the network's outcomes
+    (`OSError`) are handled where they happen, so anything else is a fault of this program.
+    A failure before the start breaks the barrier, so that nothing waits for it."""
+
+    def run(job, until, results, ready):
+        try:
+            target(job, until, results, ready)
+        except threading.BrokenBarrierError:
+            pass  # another job failed first, and said so
+        except Exception as e:  # noqa: BLE001 - reported to the parent, which fails the run
+            errors.append(f"{target.__name__}: {type(e).__name__}: {e}")
+            ready.abort()
+
+    return run
+
+
 def main(plan_path: str, out_path: str) -> None:
     with open(plan_path) as f:
         plan = json.load(f)
     until = plan["until"]
     results: dict = {}
+    errors: list[str] = []
     threads = []
     jobs = [(serve, f) for f in plan["servers"]] + [(send, f) for f in plan["clients"]]
     jobs += [(aggregate, a) for a in plan.get("aggregators", [])]
@@ -349,15 +389,18 @@ def main(plan_path: str, out_path: str) -> None:
     jobs += [(on_off_send, o) for o in plan.get("on_off_clients", [])]
     ready = threading.Barrier(len(jobs) + 1)
     for target, job in jobs:
-        threads.append(threading.Thread(target=target, args=(job, until, results, ready)))
+        body = _guarded(target, errors)
+        threads.append(threading.Thread(target=body, args=(job, until, results, ready)))
     for t in threads:
         t.start()
-    ready.wait()
+    with contextlib.suppress(threading.BrokenBarrierError):
+        ready.wait()
     print("ready", flush=True)
     for t in threads:
         t.join()
     results = {str(k): v for k, v in results.items()}
     results["host"] = host_counters()
+    results["errors"] = errors
     with open(out_path, "w") as f:
         json.dump(results, f)
 
