@@ -160,3 +160,11 @@ def test_ratios_to_drop_tail_of_zero_baselines():
     assert matrix.ratio(2.0, 0.0) == math.inf
     assert matrix.ratio(3.0, 2.0) == 1.5
     assert matrix.ratio(None, 2.0) is None
+
+
+def test_the_html_report_has_a_matrix_section(quick):
+    from routerlab.report import write_report
+
+    page = write_report(quick).read_text()
+    assert "<h2>Matrix</h2>" in page and "<h2>Verdicts</h2>" not in page
+    assert "goodput_mbps" in page and "heatmap_goodput_mbps" in page
