@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..reproduction import Analysis, Run, full_grid, na_reason
-from .plots import STYLE, plt
+from .plots import STYLE, plt, save
 from .stats import mean_ci
 
 #: The baseline every cell is compared with.
@@ -247,10 +247,7 @@ def heatmap(rows: list[dict], metric: Metric):
                 f"{metric.name}{unit}: ratio to drop-tail (green: better, grey: n/a)", fontsize=9
             )
             fig.tight_layout()
-            fig.savefig(directory / f"{name}.png", metadata={"Software": None})
-            fig.savefig(directory / f"{name}.svg", metadata={"Date": None, "Creator": None})
-            plt.close(fig)
-        return [f"{name}.png", f"{name}.svg"]
+            return save(fig, directory, name)
 
     return write
 

@@ -54,12 +54,18 @@ def figure(
                 fig.tight_layout(rect=(0, 0.03, 1, 1))
             else:
                 fig.tight_layout()
-            fig.savefig(directory / f"{name}.png", metadata={"Software": None})
-            fig.savefig(directory / f"{name}.svg", metadata={"Date": None, "Creator": None})
-            plt.close(fig)
-        return [f"{name}.png", f"{name}.svg"]
+            return save(fig, directory, name)
 
     return write
+
+
+def save(fig, directory: Path, name: str) -> list[str]:
+    """Write NAME.png and NAME.svg without timestamps (a rerun writes the same bytes), close
+    the figure, and return the file names."""
+    fig.savefig(directory / f"{name}.png", metadata={"Software": None})
+    fig.savefig(directory / f"{name}.svg", metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+    return [f"{name}.png", f"{name}.svg"]
 
 
 #: Said under every figure with error bars.
