@@ -297,7 +297,9 @@ impl Default for TcpConfig {
                 initial: SimTime::from_secs(1),
                 min: SimTime::from_ms(200),
                 max: SimTime::from_secs(60),
-                granularity: SimTime::ZERO,
+                // Linux's RTO is SRTT plus a variance term floored at its minimum RTO
+                // (`tcp_rtt_estimator`: rttvar ≥ tcp_rto_min), which RFC 6298's G is here.
+                granularity: SimTime::from_ms(200),
             },
             syn_rto: SimTime::from_secs(1),
             rto_after_syn_timeout: SimTime::from_secs(3),

@@ -2032,8 +2032,12 @@ mod tests {
     /// bytes), which the tests' arithmetic assumes — and with RFC 6675's loss detection, by
     /// duplicate ACKs and SACK counts and the timer alone: no RACK, no tail loss probes.
     /// Timestamps, RACK and TLP have tests of their own.
+    /// The baseline of these tests: RFC 6298's timer with an exact clock (G = 0, so that the
+    /// RTO's arithmetic is the RFC's), no timestamps, RACK or probes unless a test asks.
     fn cfg() -> TcpConfig {
-        TcpConfig { timestamps: false, rack: false, tlp: false, ..TcpConfig::default() }
+        let mut c = TcpConfig { timestamps: false, rack: false, tlp: false, ..TcpConfig::default() };
+        c.rto.granularity = SimTime::ZERO;
+        c
     }
 
     /// Retransmissions of data by `a`, as (time, seq).
