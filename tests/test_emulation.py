@@ -269,6 +269,24 @@ def test_the_cli_refuses_without_root_or_with_a_bad_scenario(tmp_path):
         assert r.returncode == 2 and "root" in r.stderr
 
 
+def test_the_comparison_says_whether_the_emulation_kept_its_timing_bound():
+    from routerlab.emulation.compare import timing_line
+
+    emulation = {
+        "timing_bound_s": {"median": 1e-4, "p99": 1e-3},
+        "timing_within_bound": False,
+        "timing_error": [
+            {"host": "h0", "median_s": 4e-5, "p99_s": 3.6e-3},
+            {"host": "h1", "median_s": None, "p99_s": None},
+        ],
+    }
+    line = timing_line(emulation)
+    assert "did NOT keep" in line and "p99 3.60 ms" in line and "median 40 µs" in line
+    assert timing_line({**emulation, "timing_within_bound": True}).startswith(
+        "The emulated run kept"
+    )
+
+
 def test_a_comparison_sets_each_metric_beside_its_counterpart():
     from routerlab.emulation.compare import METRICS, metrics, rows
 
@@ -301,6 +319,9 @@ def test_compare_writes_both_runs_and_their_table(tmp_path):
         assert (out / f).exists(), f
     goodput = next(r for r in table if r["metric"] == "goodput_bps")
     assert goodput["ratio"] == pytest.approx(goodput["emulated"] / goodput["simulated"])
+    emulated = json.loads((out / "emu" / "summary.json").read_text())["emulation"]
+    kept = "kept" if emulated["timing_within_bound"] else "did NOT keep"
+    assert f"The emulated run {kept} its timing bound" in (out / "compare.md").read_text()
     run = json.loads((out / "emu" / "summary.json").read_text())["emulation"]["run_id"]
     assert [n for n in leftover_namespaces() if run in n] == []
 

@@ -80,7 +80,7 @@ def _fmt(x) -> str:
     return f"{x:.4g}"
 
 
-def markdown(table: list[dict], scenario: str) -> str:
+def markdown(table: list[dict], scenario: str, emulation: dict | None = None) -> str:
     lines = [
         f"Simulated and emulated: `{scenario}` (same scenario and seed)",
         "",
@@ -91,7 +91,27 @@ def markdown(table: list[dict], scenario: str) -> str:
         f"| {r['metric']} | {_fmt(r['simulated'])} | {_fmt(r['emulated'])} | {_fmt(r['ratio'])} |"
         for r in table
     ]
+    if emulation is not None:
+        lines += ["", timing_line(emulation)]
     return "\n".join(lines) + "\n"
+
+
+def timing_line(emulation: dict) -> str:
+    """Whether the emulated run kept its timing bound, with its worst host's errors: a run
+    that did not is less certain than its table looks."""
+    errors = [t for t in emulation["timing_error"] if t["median_s"] is not None]
+    bound = emulation["timing_bound_s"]
+    worst = (
+        f"worst host: median {max(t['median_s'] for t in errors) * 1e6:.0f} µs, "
+        f"p99 {max(t['p99_s'] for t in errors) * 1e3:.2f} ms"
+        if errors
+        else "no datagram timed"
+    )
+    kept = "kept" if emulation["timing_within_bound"] else "did NOT keep"
+    return (
+        f"The emulated run {kept} its timing bound (median {bound['median'] * 1e6:.0f} µs, "
+        f"p99 {bound['p99'] * 1e3:.0f} ms; {worst})."
+    )
 
 
 def figure(table: list[dict], path: Path, title: str) -> None:
@@ -145,7 +165,8 @@ def compare(path: Path, out: Path, force: bool = False, seed: int | None = None)
             for r in table
         )
         write_text_atomic(d.path / "compare.csv", header + body)
-        write_text_atomic(d.path / "compare.md", markdown(table, path.name))
+        md = markdown(table, path.name, emu_summary["emulation"])
+        write_text_atomic(d.path / "compare.md", md)
         figure(table, d.path / "compare.png", f"{path.name}: emulated / simulated")
         d.commit()
     return table
