@@ -74,7 +74,8 @@ wheel-check: wheel
 	cd "$$d" && "$$d/venv/bin/routerlab" --version && \
 	"$$d/venv/bin/routerlab" run $(CURDIR)/examples/dumbbell.toml --out "$$d/demo" && \
 	"$$d/venv/bin/routerlab" reproduce base-incast --quick --out "$$d/repro" --no-progress && \
-	echo "routerlab: the wheel ran the demo and a quick reproduction outside the checkout"
+	"$$d/venv/bin/routerlab" reproduce matrix --quick --seeds 2 --out "$$d/matrix" --no-progress && \
+	echo "routerlab: the wheel ran the demo, a quick reproduction and the quick matrix outside the checkout"
 
 clean:
 	rm -rf $(VENV) $(NS3_VENV) target results
