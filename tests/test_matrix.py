@@ -168,3 +168,12 @@ def test_the_html_report_has_a_matrix_section(quick):
     page = write_report(quick).read_text()
     assert "<h2>Matrix</h2>" in page and "<h2>Verdicts</h2>" not in page
     assert "goodput_mbps" in page and "heatmap_goodput_mbps" in page
+
+
+def test_the_matrix_runs_on_a_dask_cluster_with_the_same_numbers(quick, tmp_path: Path):
+    out = tmp_path / "dask"
+    routerlab(
+        "reproduce", "matrix", "--quick", "--seeds", str(SEEDS), "--backend", "dask",
+        "--jobs", "2", "--out", str(out), check=True,
+    )  # fmt: skip
+    assert (out / "matrix.csv").read_bytes() == (quick / "matrix.csv").read_bytes()

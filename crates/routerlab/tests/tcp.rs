@@ -391,31 +391,15 @@ open = {{ first = "0s", step = "1ms" }}
 
 /// Linux's RTO floors its variance term at the minimum RTO (RTO ≥ SRTT + 200 ms, the default
 /// `rto_granularity`); RFC 6298 with an exact clock floors only the RTO. Behind a deep queue
-/// whose delay varies little (24 flows, 2 Mbit/s, TAQ's small-packet regime) the RFC's RTO is
+/// whose delay varies little (24 pairs, 2 Mbit/s, TAQ's small-packet regime) the RFC's RTO is
 /// barely above the SRTT, and timers fire while the originals still wait in the queue: the
 /// floored RTO times out far less.
 #[test]
 fn an_rto_floored_above_the_srtt_spares_a_deep_queues_flows_their_timeouts() {
+    let bottleneck = r#"{ rate = "2Mbps", delay = "48ms", queue = { kind = "taq", limit = "50pkts" } }"#;
     let run = |granularity: &str| {
-        common::run(&format!(
-            r#"
-[run]
-duration = "30s"
-[topology]
-kind = "dumbbell"
-pairs = 4
-access = {{ rate = "100Mbps", delay = "1ms" }}
-bottleneck = {{ rate = "2Mbps", delay = "48ms", queue = {{ kind = "taq", limit = "50pkts" }} }}
-[transport]
-cc = "newreno"
-rto_granularity = "{granularity}"
-[[workload]]
-kind = "bulk"
-flows = 24
-"#
-        ))
-        .1
-        .summary
+        let transport = format!("cc = \"newreno\"\nrto_granularity = \"{granularity}\"");
+        bulk_dumbbell(24, bottleneck, &transport, "10ms", "30s").summary
     };
     let (linux, rfc) = (run("200ms"), run("0s"));
     assert!(2 * linux.timeouts < rfc.timeouts, "{} with the floor, {} without", linux.timeouts, rfc.timeouts);

@@ -12,7 +12,7 @@ import pyarrow as pa
 from ..reproduction import Analysis
 from .ka_common import SEGMENT_BYTES, completed_fcts, link_bps, queue_samples
 from .plots import figure
-from .stats import mean_ci
+from .stats import mean_ci, queue_delay_samples
 
 SCHEMES = ("ka", "cubic", "cubic-fq-codel", "ka-fast")
 LABEL = {
@@ -35,11 +35,10 @@ LONG_WAIT_S = 0.1
 
 def delay_histogram(run) -> tuple[np.ndarray, np.ndarray]:
     """(bucket upper bounds in s, counts) of the router's queueing delays."""
-    h = run.tables["queue_delay"]
-    upper = np.asarray(h.column("upper_s"), dtype=float)
-    count = np.asarray(h.column("count"), dtype=float)
-    order = np.argsort(upper)
-    return upper[order], count[order]
+    buckets = queue_delay_samples(run.tables["queue_delay"])
+    upper = np.asarray([hi for _, hi, _ in buckets], dtype=float)
+    count = np.asarray([n for _, _, n in buckets], dtype=float)
+    return upper, count
 
 
 def delay_percentile(run, p: float) -> float:

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from ..reproduction import Analysis, Run, full_grid, na_reason
 from .plots import STYLE, plt, save
-from .stats import mean_ci
+from .stats import mean_ci, queue_delay_samples
 
 #: The baseline every cell is compared with.
 BASELINE = "droptail"
@@ -58,8 +58,7 @@ METRICS = (
 def run_metrics(run: Run) -> dict[str, float | None]:
     """Every metric of one run; None where the run has nothing to measure it on."""
     s = run.summary
-    flows = run.tables["flows"].to_pydict()
-    tcp_flows = sum(1 for p in flows["protocol"] if p != "udp")
+    tcp_flows = sum(1 for p in run.tables["flows"].column("protocol").to_pylist() if p != "udp")
     goodput = s.get("active_goodput_bps")
     m: dict[str, float | None] = {
         "goodput_mbps": None if goodput is None else goodput / 1e6,
@@ -75,24 +74,13 @@ def run_metrics(run: Run) -> dict[str, float | None]:
     return m
 
 
-def queue_delay_samples(table: pa.Table | None) -> list[tuple[float, float, int]]:
-    """The queueing-delay histogram of every measured port pooled: (lower, upper, count)."""
-    if table is None or table.num_rows == 0:
-        return []
-    pooled: dict[tuple[float, float], int] = defaultdict(int)
-    d = table.to_pydict()
-    for lo, hi, n in zip(d["lower_s"], d["upper_s"], d["count"], strict=True):
-        pooled[(lo, hi)] += n
-    return [(lo, hi, n) for (lo, hi), n in sorted(pooled.items()) if n > 0]
-
-
 def histogram_percentile(buckets: list[tuple[float, float, int]], q: float) -> float:
     """The q-th percentile of a histogram, interpolated linearly within its bucket."""
     total = sum(n for _, _, n in buckets)
     rank = q / 100 * total
     seen = 0
     for lo, hi, n in buckets:
-        if seen + n >= rank:
+        if n and seen + n >= rank:
             return lo + (hi - lo) * ((rank - seen) / n)
         seen += n
     return buckets[-1][1]

@@ -59,6 +59,18 @@ def add_row(
     rows["seeds"].append(est.n)
 
 
+def queue_delay_samples(table) -> list[tuple[float, float, int]]:
+    """A `queue_delay` table's histogram pooled over the ports it measured, bucket by bucket:
+    (lower, upper, count), ascending."""
+    if table is None or table.num_rows == 0:
+        return []
+    pooled: dict[tuple[float, float], int] = {}
+    d = table.to_pydict()
+    for lo, hi, n in zip(d["lower_s"], d["upper_s"], d["count"], strict=True):
+        pooled[(lo, hi)] = pooled.get((lo, hi), 0) + n
+    return [(lo, hi, n) for (lo, hi), n in sorted(pooled.items())]
+
+
 def mean_ci(values, level: float = 0.95) -> Estimate:
     """Sample mean with a Student-t interval (none for fewer than 2 values or zero spread)."""
     x = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)

@@ -141,7 +141,7 @@ def _read(path: Path) -> dict:
 
 
 def _check_na(path: Path, exp: dict) -> None:
-    """Each `[[na]]` entry has a reason and names grid keys, with values of the grid."""
+    """Each `[[na]]` entry has a reason and names only grid keys."""
     keys = set(exp["grid"]) | set(exp.get("quick", {}).get("grid", {}))
     for i, entry in enumerate(exp.get("na", [])):
         where = f"{path}: na[{i}]"

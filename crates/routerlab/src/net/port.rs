@@ -589,8 +589,8 @@ impl Port {
     }
 
     /// An arrival through the stages' `on_arrival` in order: the cause if one refused it (the
-    /// stages before it have heard of the loss; the caller frees it, or the queue takes it). Kept out of line: most
-    /// ports have no stages.
+    /// stages before it have heard of the loss; the queue may take it, else the caller frees
+    /// it). Kept out of line: most ports have no stages.
     #[inline(never)]
     fn run_arrival_chain(
         &mut self,

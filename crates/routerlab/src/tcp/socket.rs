@@ -2029,11 +2029,10 @@ mod tests {
     const MS: SimTime = SimTime::from_ms(1);
 
     /// The default configuration without timestamps — full segments carry the whole MSS (1460
-    /// bytes), which the tests' arithmetic assumes — and with RFC 6675's loss detection, by
-    /// duplicate ACKs and SACK counts and the timer alone: no RACK, no tail loss probes.
-    /// Timestamps, RACK and TLP have tests of their own.
-    /// The baseline of these tests: RFC 6298's timer with an exact clock (G = 0, so that the
-    /// RTO's arithmetic is the RFC's), no timestamps, RACK or probes unless a test asks.
+    /// bytes), which the tests' arithmetic assumes — with RFC 6675's loss detection, by
+    /// duplicate ACKs and SACK counts and the timer alone (no RACK, no tail loss probes), and
+    /// RFC 6298's timer with an exact clock (G = 0, so that the RTO's arithmetic is the RFC's).
+    /// Timestamps, RACK, TLP and Linux's RTO have tests of their own.
     fn cfg() -> TcpConfig {
         let mut c = TcpConfig { timestamps: false, rack: false, tlp: false, ..TcpConfig::default() };
         c.rto.granularity = SimTime::ZERO;

@@ -11,8 +11,10 @@
 //! Only what the data queue lets go of for lack of buffer is turned into a cut: a tail drop
 //! (`DropCause::Overflow`) or a packet pushed out to make room (`DropCause::PushedOut`, TAQ's
 //! eviction of its lowest class's tail: with TAQ as the data queue, TAQ chooses the victim and
-//! CP saves its header — our combination, docs/matrix.md). RED's early drops and admission
-//! refusals stay drops (they are congestion signals or policy, not overflow). A packet with no payload to cut (a
+//! CP saves its header — our combination, docs/matrix.md). RED's early drops and the data
+//! queue's own admission refusals (TAQ's) stay drops: they are congestion signals or policy, not
+//! overflow. A packet an admission stage in front refused (the SPManager) is cut as overflow is
+//! (`take_refused`). A packet with no payload to cut (a
 //! SYN, a pure ACK, a bare FIN) that the data queue has no room for is already header-only: it
 //! takes the header buffer as it is, unmarked — so that CP's promise of no silent loss covers
 //! connection setup too. A cut packet is small ([`CpParams::cut_bytes`]: 52 bytes of IPv4,
@@ -217,13 +219,23 @@ impl CpQueue {
         self.cut(now, pkt, pool)
     }
 
+    /// The IP length `p` has once cut: its headers, at least `cut_bytes`; a packet without
+    /// payload is a header already.
+    fn cut_len(&self, p: &Packet) -> u16 {
+        if p.tcp.payload_len == 0 {
+            return p.ip.total_len;
+        }
+        ((IPV4_HEADER_BYTES + p.tcp.header_len()) as u16).max(self.params.cut_bytes)
+    }
+
     /// Cut `pkt` and queue its header; false if even the header found no room.
     fn cut(&mut self, now: SimTime, pkt: PacketId, pool: &mut PacketPool) -> bool {
+        let len = self.cut_len(pool.get(pkt));
         let p = pool.get_mut(pkt);
         let has_payload = p.tcp.payload_len > 0;
         if has_payload {
             p.tcp.cut = true;
-            p.ip.total_len = ((IPV4_HEADER_BYTES + p.tcp.header_len()) as u16).max(self.params.cut_bytes);
+            p.ip.total_len = len;
         }
         let queued = self.admit_header(now, pkt, pool);
         if queued && has_payload {
@@ -363,13 +375,8 @@ impl Qdisc for CpQueue {
     /// once; with no room for its header it is left to be dropped as the stage decided.
     fn take_refused(&mut self, now: SimTime, pkt: PacketId, cause: DropCause, pool: &mut PacketPool) -> bool {
         let p = pool.get(pkt);
-        if cause != DropCause::Admission || !cuttable(p) {
-            return false;
-        }
-        let header = (IPV4_HEADER_BYTES + p.tcp.header_len()) as u64;
-        let len =
-            if p.tcp.payload_len > 0 { header.max(self.params.cut_bytes as u64) } else { p.ip_len() as u64 };
-        if self.header_bytes + len > self.params.header_buffer_bytes {
+        let fits = self.header_bytes + self.cut_len(p) as u64 <= self.params.header_buffer_bytes;
+        if cause != DropCause::Admission || !cuttable(p) || !fits {
             return false;
         }
         self.overload.arrive(now, p.ip_len() as u64);

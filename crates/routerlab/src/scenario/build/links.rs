@@ -305,7 +305,7 @@ pub(super) fn dir(link: &Link, path: &str, p: &mut Problems) -> DirSpec {
 /// The SPManager's parameters from a link's `sp` table.
 pub(super) fn sp_params(s: &SpStage, queue: &QueueSpec, path: &str, p: &mut Problems) -> SpParams {
     // CP around a FIFO is a FIFO to the SPManager (our combination, docs/matrix.md): it admits
-    // against the data queue's room, refusals stay drops, and CP cuts what still overflows.
+    // against the packets waiting, and CP cuts what it refuses (`Qdisc::take_refused`).
     let fifo = |q: &QueueSpec| matches!(q, QueueSpec::DropTail(_) | QueueSpec::Red(_));
     if !(fifo(queue) || matches!(queue, QueueSpec::Cp(data, _) if fifo(data))) {
         p.at(
